@@ -1,0 +1,110 @@
+"""Check: rules are small functions over one submission's manifest, deployment and the
+knowledge base. Each has metadata (id, name, default level, summary, explanation, sources)
+and yields :class:`~cfglint.model.Finding`; none knows about output formats.
+
+Rules whose findings come from the load stage (IO001, SUB001, SUB002) are registered with
+``check=None``: their metadata still feeds ``cfglint rules`` and SARIF.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from ..extract import Deployment
+from ..knowledge import Knowledge
+from ..load import Submission
+from ..model import Finding, Located, Span
+from ..yamlsrc import walk_path
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    name: str
+    level: str
+    summary: str
+    explanation: str
+    sources: tuple[str, ...] = ()
+    check: Callable[["Context"], Iterable[Finding]] | None = None
+    tags: tuple[str, ...] = field(default=())
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def rule(id: str, name: str, level: str, summary: str, explanation: str,
+         sources: tuple[str, ...] = (), tags: tuple[str, ...] = ()):
+    """Register the decorated function as the check of rule ``id``."""
+    def wrap(fn):
+        REGISTRY[id] = Rule(id, name, level, summary, explanation, sources, fn, tags)
+        return fn
+    return wrap
+
+
+def register(id: str, name: str, level: str, summary: str, explanation: str,
+             sources: tuple[str, ...] = (), tags: tuple[str, ...] = ()) -> None:
+    """Register a rule whose findings are produced by the load stage."""
+    REGISTRY[id] = Rule(id, name, level, summary, explanation, sources, None, tags)
+
+
+@dataclass(slots=True)
+class Context:
+    sub: Submission
+    deployment: Deployment
+    kb: Knowledge
+
+    @property
+    def manifest(self) -> dict:
+        return self.sub.manifest
+
+    def declared(self, *path: Any) -> Located | None:
+        """A manifest value with its span, or None when absent."""
+        node = walk_path(self.sub.manifest_node, path)
+        if node is None:
+            return None
+        value = self.sub.manifest
+        for part in path:
+            try:
+                value = value[part]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return Located(value, node.span)
+
+    def roles(self) -> list[tuple[int, dict]]:
+        serving = self.manifest.get("serving")
+        roles = serving.get("roles") if isinstance(serving, dict) else None
+        return [(i, r) for i, r in enumerate(roles) if isinstance(r, dict)] if isinstance(roles, list) else []
+
+
+def all_rules() -> dict[str, Rule]:
+    """Every rule, registered on first call (imports the rule modules)."""
+    from . import hardware, io, parsers, redaction, speculative, topology  # noqa: F401
+
+    return dict(sorted(REGISTRY.items()))
+
+
+def run_checks(sub: Submission, deployment: Deployment, kb: Knowledge) -> list[Finding]:
+    ctx = Context(sub, deployment, kb)
+    findings: list[Finding] = []
+    for r in all_rules().values():
+        if r.check is None:
+            continue
+        for f in r.check(ctx):
+            f.rule_id = r.id
+            findings.append(f)
+    return findings
+
+
+def as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+def here(span: Span) -> str:
+    return f"{span.path}:{span.line}"

@@ -1,0 +1,58 @@
+"""HW001: an FP4 MoE model on an sm120 GPU must use the marlin MoE runner."""
+
+from __future__ import annotations
+
+from ..model import Finding
+from . import Context, here, rule
+
+
+@rule("HW001", "sm120-fp4-moe-needs-marlin", "error",
+      "FP4 (NVFP4 / MXFP4) MoE model on an sm120 GPU without the marlin MoE runner.",
+      "On sm120 GPUs (RTX 6000D, RTX PRO 6000) the FP4 MoE kernels other engines default to "
+      "are missing or wrong: SGLang's default runner has no sm120 kernels or upcasts the 4-bit "
+      "experts to BF16 and does not fit, triton_kernel fails in the weight loader, and "
+      "flashinfer_cutlass / flashinfer_mxfp4 serve but silently compute wrong answers. Only "
+      "the marlin runner was measured correct and stable. Set --moe-runner-backend marlin "
+      "(SGLang) or --moe-backend marlin (vLLM).",
+      ("rules/kernels.yaml: measured notes of the deployment catalog (seed 003): deepseek NVFP4 "
+       "on RTX-6000D, kimi MXFP4 on RTX-6000D x 4 nodes",))
+def check_sm120_marlin(ctx: Context):
+    if not ctx.sub.has_manifest:
+        return
+    quirk = ctx.kb.kernels.get("sm120_fp4_moe") or {}
+    system = ctx.manifest.get("system") if isinstance(ctx.manifest.get("system"), dict) else {}
+    acc = ctx.kb.accelerator(system.get("accelerator"))
+    if not acc or acc.get("arch") not in (quirk.get("architectures") or []):
+        return
+    precisions = {p.upper() for p in quirk.get("precisions") or []}
+    precision = ctx.manifest.get("precision")
+    model = ctx.kb.model(ctx.manifest.get("model"))
+    fp4 = (isinstance(precision, str) and precision.upper() in precisions) or \
+        (model is not None and str(model.get("checkpoint_precision", "")).upper() in precisions)
+    if not fp4:
+        return
+    if model is not None and model.get("moe") is False:
+        return
+    acc_span = ctx.declared("system", "accelerator")
+    failures = quirk.get("failures") or {}
+    for p in ctx.deployment.engine_processes():
+        engine_quirk = (quirk.get("engines") or {}).get(p.engine or "")
+        if not engine_quirk:
+            continue
+        flag = engine_quirk.get("flag")
+        runner = p.settings.get("moe_runner_backend")
+        if model is None and runner is None:
+            continue  # not known to be MoE and no MoE setting: stay silent
+        if runner is not None and str(runner.value).lower() == quirk.get("required_runner"):
+            continue
+        related = [(acc_span.span, f"accelerator: {system.get('accelerator')} ({acc.get('arch')})")] if acc_span else []
+        where = f" on {system.get('accelerator')} ({acc.get('arch')}, {here(acc_span.span)})" if acc_span else ""
+        if runner is None:
+            yield Finding("HW001",
+                          f"{precision} MoE model{where} without {flag}: {failures.get('default', 'the default runner fails')}; "
+                          f"add {flag} marlin", p.span, related=related)
+        else:
+            why = failures.get(str(runner.value).lower(), f"{runner.value} is not known to work on sm120")
+            yield Finding("HW001",
+                          f"{flag} {runner.value} for a {precision} MoE model{where}: {why}; use {flag} marlin",
+                          runner.span, related=related, fix="marlin")

@@ -1,0 +1,30 @@
+"""Rules reported by the load stage: unreadable files, manifest schema, missing files."""
+
+from . import register
+
+register(
+    "IO001", "unreadable-file", "error",
+    "A file cannot be read or parsed (syntax, encoding, size, binary, duplicate keys).",
+    "cfglint reads every file of a submission as UTF-8 text and parses it (YAML or shell) "
+    "without executing anything. A file that cannot be read or parsed cannot be checked, and "
+    "an engine would refuse it too (or, for duplicate YAML keys, silently keep only the last "
+    "value). The other files of the run are still checked.",
+    ("YAML 1.1 / 1.2 specification (duplicate keys are an error); tree-sitter-bash grammar",))
+
+register(
+    "SUB001", "invalid-manifest", "error",
+    "submission.yaml violates its JSON Schema (schemas/submission.schema.json).",
+    "The manifest states what a submission claims: model, precision, system, engine, roles "
+    "and their parallelism, speculative decoding, accelerators used. Every cross-field check "
+    "compares the launch with these claims, so they must be present and well typed. Quote "
+    "versions (`\"1.10\"`), since YAML reads 1.10 as the number 1.1.",
+    ("DESIGN.md, 'The manifest: fixed minimum (v1)'",))
+
+register(
+    "SUB002", "missing-file", "error",
+    "The manifest names a file that is not there, or one outside the submission directory.",
+    "files.launch and files.configs name the published launch files and engine YAML, relative "
+    "to the submission directory. A missing file means the published configuration is "
+    "incomplete; a path outside the directory (absolute, or escaping with ..) is refused so a "
+    "submission can only describe its own files.",
+    ("DESIGN.md, 'What a submission is'",))

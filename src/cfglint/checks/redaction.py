@@ -1,0 +1,44 @@
+"""RED001: host-specific absolute paths must be published as ``<host-path>``."""
+
+from __future__ import annotations
+
+import re
+
+from ..model import Finding, Span
+from . import Context, rule
+
+# An absolute path starts at a '/' that does not continue a word, a placeholder, a variable
+# or a relative path, and runs to whitespace, a quote, a separator or a closing bracket.
+_PATH = re.compile(r"/[A-Za-z0-9_.@+~-][^\s'\"`,;:)}\]|<>]*")
+_BEFORE_OK = set(" \t=\"'(:[{,")
+
+
+@rule("RED001", "unredacted-host-path", "error",
+      "A host-specific path is not redacted as <host-path>.",
+      "Published configurations redact host-specific paths (home directories, shared and "
+      "scratch file systems, site mounts) as <host-path>: they name users and sites, and they "
+      "mean nothing on anyone else's machine. Container-standard paths (/models, /root/.cache, "
+      "/opt, /usr, /tmp ...) stay as they are.",
+      ("rules/paths.yaml", "seed pages: 'Host-specific paths are redacted as <host-path>.'"),
+      tags=("security",))
+def check_host_paths(ctx: Context):
+    table = ctx.kb.paths
+    prefixes = [(e["prefix"], e.get("why", "")) for e in table.get("host_prefixes") or []]
+    for tf in ctx.sub.texts:
+        for lineno, line in enumerate(tf.text.split("\n"), start=1):
+            if "/" not in line:
+                continue
+            for m in _PATH.finditer(line):
+                start = m.start()
+                if start > 0 and line[start - 1] not in _BEFORE_OK:
+                    continue
+                if start > 0 and line[start - 1] == ":" and line[start + 1:start + 2] == "/":
+                    continue  # a URL scheme (tcp://, http://)
+                path = m.group(0)
+                why = next((w for p, w in prefixes if path.startswith(p) or path == p.rstrip("/")), None)
+                if why is None:
+                    continue
+                span = Span(tf.display, lineno, start + 1, lineno, start + 1 + len(path))
+                yield Finding("RED001",
+                              f"host-specific path '{path}' is not redacted ({why}); publish it as <host-path>",
+                              span, fix="<host-path>")

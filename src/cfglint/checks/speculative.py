@@ -1,0 +1,106 @@
+"""SPEC001: the speculative draft length a launch uses must be self-consistent and match the
+manifest's speculative_decoding.draft_tokens."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+from ..extract import Process
+from ..model import Finding, Located
+from . import Context, as_int, here, rule
+
+
+def draft_length(p: Process) -> tuple[Located, str, list[Finding]] | None:
+    """(draft length with its span, how it was read, internal inconsistencies) or None when
+    the process runs no speculative decoding."""
+    s = p.settings
+    issues: list[Finding] = []
+    if p.engine == "sglang":
+        alg = s.get("spec_algorithm")
+        if alg is None or not isinstance(alg.value, str):
+            return None
+        name = alg.value.upper()
+        tokens = s.get("spec_draft_tokens")
+        if name == "DSPARK":
+            block = s.get("spec_block_size")
+            if block is None:
+                return None
+            if tokens is not None and as_int(tokens.value) != as_int(block.value):
+                issues.append(Finding("SPEC001",
+                                      f"--speculative-num-draft-tokens {tokens.value} disagrees with --speculative-dspark-block-size "
+                                      f"{block.value} ({here(block.span)}); DSPARK drafts one block per step",
+                                      tokens.span, related=[(block.span, "DSPARK block size")]))
+            return block, f"DSPARK block size {block.value}", issues
+        if tokens is None:
+            return None
+        return tokens, f"{name} --speculative-num-draft-tokens {tokens.value}", issues
+    if p.engine == "trtllm":
+        alg = s.get("spec_algorithm")
+        if alg is None or not isinstance(alg.value, str):
+            return None
+        name = alg.value
+        if name.upper() == "MTP":
+            layers = s.get("spec_mtp_layers")
+            return (layers, f"MTP num_nextn_predict_layers {layers.value}", issues) if layers else None
+        draft = s.get("spec_max_draft_len")
+        if draft is None:
+            return None
+        block = s.get("spec_block_size")
+        if name.upper() == "DSPARK" and block is not None and as_int(block.value) != as_int(draft.value):
+            issues.append(Finding("SPEC001",
+                                  f"speculative_config.block_size {block.value} disagrees with max_draft_len {draft.value} "
+                                  f"({here(draft.span)}); DSpark drafts max_draft_len tokens per block",
+                                  block.span, related=[(draft.span, "max_draft_len")]))
+        return draft, f"{name} max_draft_len {draft.value}", issues
+    if p.engine == "vllm":
+        cfg = s.get("spec_config")
+        if cfg is None or not isinstance(cfg.value, str):
+            return None
+        try:
+            data = json.loads(cfg.value)
+        except ValueError:
+            try:
+                data = ast.literal_eval(cfg.value)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                return None
+        n = data.get("num_speculative_tokens") if isinstance(data, dict) else None
+        if as_int(n) is None:
+            return None
+        return Located(as_int(n), cfg.span), f"{data.get('method', 'speculative')} num_speculative_tokens {n}", issues
+    return None
+
+
+@rule("SPEC001", "draft-length-mismatch", "error",
+      "Speculative draft length does not match the block size or the declared draft tokens.",
+      "The number of draft tokens per step decides both speed and memory: DSPARK drafts one "
+      "block (SGLang --speculative-dspark-block-size, TensorRT-LLM block_size = max_draft_len), "
+      "MTP drafts num_nextn_predict_layers tokens, EAGLE/EAGLE3 --speculative-num-draft-tokens "
+      "or max_draft_len, vLLM num_speculative_tokens. Each role's launch must agree with itself "
+      "and with speculative_decoding.draft_tokens in the manifest; a manifest that declares no "
+      "speculative decoding must not launch any.",
+      ("sgl-project/sglang python/sglang/srt/server_args.py (speculative_* arguments)",
+       "NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (MTPDecodingConfig.num_nextn_predict_layers, EagleDecodingConfig.max_draft_len)",
+       "vllm-project/vllm vllm/config/speculative.py (num_speculative_tokens)",
+       "seed 001: DeepSeek V4 Pro 0813 'DSpark (draft length 6)' with max_draft_len 6 / block_size 6"))
+def check_draft_length(ctx: Context):
+    spec = ctx.manifest.get("speculative_decoding", "absent") if ctx.sub.has_manifest else "absent"
+    declared = ctx.declared("speculative_decoding", "draft_tokens") if isinstance(spec, dict) else None
+    declared_v = as_int(declared.value) if declared else None
+    for p in ctx.deployment.engine_processes():
+        got = draft_length(p)
+        if got is None:
+            continue
+        length, how, issues = got
+        yield from issues
+        n = as_int(length.value)
+        if declared_v is not None and n is not None and n != declared_v:
+            yield Finding("SPEC001",
+                          f"{how}, but the manifest declares draft_tokens: {declared_v} ({here(declared.span)})",
+                          length.span, related=[(declared.span, f"declared draft_tokens: {declared_v}")])
+        elif spec is None and ctx.sub.has_manifest:
+            node = ctx.declared("speculative_decoding")
+            yield Finding("SPEC001",
+                          f"{how}, but the manifest declares no speculative decoding (speculative_decoding: null"
+                          f"{', ' + here(node.span) if node else ''})",
+                          length.span, related=[(node.span, "speculative_decoding: null")] if node else [])

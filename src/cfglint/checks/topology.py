@@ -1,0 +1,132 @@
+"""TOP001: the accelerators a launch uses must add up to what the submission declares."""
+
+from __future__ import annotations
+
+from ..extract import Process
+from ..model import Finding, Located
+from . import Context, as_int, here, rule
+
+
+def gpus_per_instance(p: Process) -> tuple[int, Located | None, str] | None:
+    """(accelerators one instance of ``p`` uses, the value to point at, how it was computed),
+    or None when the launch does not say.
+
+    Engine semantics: SGLang TP x PP, times DP only without --enable-dp-attention (DP
+    attention lives inside TP); vLLM TP x PP x DP (DP ranks are replicas, EP spans them);
+    TensorRT-LLM TP x PP x CP (attention DP and MoE EP live inside TP). DCP always lives
+    inside TP. Sources: rules/engines.yaml.
+    """
+    s = p.settings
+    values = {k: as_int(s[k].value) if k in s else None for k in ("tp", "pp", "dp", "cp")}
+    if all(v is None for v in values.values()):
+        if p.missing_configs:  # parallelism is in an engine YAML that is not published
+            if p.mpi_ranks is not None:
+                return p.mpi_ranks.value, p.mpi_ranks, f"mpirun -n {p.mpi_ranks.value}"
+            if p.visible_devices is not None:
+                return p.visible_devices.value, p.visible_devices, f"CUDA_VISIBLE_DEVICES lists {p.visible_devices.value}"
+            return None
+    tp, pp, dp, cp = (values[k] or 1 for k in ("tp", "pp", "dp", "cp"))
+    attention_dp = bool(s["attention_dp"].value) if "attention_dp" in s else False
+    parts = [f"TP {tp}"] + ([f"PP {pp}"] if pp > 1 else [])
+    total = tp * pp
+    if p.engine == "sglang" and dp > 1 and not attention_dp:
+        total *= dp
+        parts.append(f"DP {dp} replicas")
+    elif p.engine == "vllm" and dp > 1:
+        total *= dp
+        parts.append(f"DP {dp}")
+    elif p.engine == "trtllm" and cp > 1:
+        total *= cp
+        parts.append(f"CP {cp}")
+    anchor = next((s[k] for k in ("tp", "pp", "dp", "cp") if k in s), None)
+    return total, anchor, " x ".join(parts)
+
+
+def _launched_instances(ctx: Context, role: str) -> tuple[int, Located | None] | None:
+    dep = ctx.deployment
+    if role in dep.instances:
+        loc = dep.instances[role]
+        return loc.value, loc
+    procs = [p for p in dep.engine_processes() if p.role is not None and p.role.value == role]
+    if not procs or any(p.synthetic or p.launcher.endswith("worker arguments") for p in procs):
+        return None
+    count = 0
+    for p in procs:
+        rank = p.settings.get("node_rank")
+        if rank is not None and as_int(rank.value) not in (None, 0):
+            continue
+        count += p.repeat.value if p.repeat is not None else 1
+    return count, None
+
+
+@rule("TOP001", "accelerator-count-mismatch", "error",
+      "TP x PP (x replica DP) x instances does not add up to the accelerators used.",
+      "Each role's launched parallelism (TP x PP, times DP only where DP means replicas: "
+      "SGLang without DP attention, vLLM; never attention DP, EP or DCP, which live inside TP) "
+      "must equal the manifest's accelerators_per_instance; the number of instances launched "
+      "(literal for loops, TensorRT-LLM server_config num_instances) must equal the declared "
+      "instances; instances x accelerators per instance summed over roles must equal "
+      "accelerators_used, which cannot exceed accelerators_total. A mismatch means the "
+      "benchmark ran on a different system than the one it is published for.",
+      ("sgl-project/sglang python/sglang/srt/server_args.py (tp_size, pp_size, dp_size, enable_dp_attention)",
+       "vllm-project/vllm vllm/config/parallel.py (world_size = tp x pp; DP ranks are separate engines)",
+       "NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (world size = tp x pp x cp; attention DP and MoE EP within TP)",
+       "NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/disagg_utils.py (context_servers / generation_servers num_instances)"))
+def check_accelerators(ctx: Context):
+    if not ctx.sub.has_manifest:
+        return
+    roles = ctx.roles()
+    declared_names = {r.get("name") for _, r in roles}
+    total_declared = 0
+    sums_known = True
+    for i, r in roles:
+        name = r.get("name")
+        api = ctx.declared("serving", "roles", i, "accelerators_per_instance")
+        inst = ctx.declared("serving", "roles", i, "instances")
+        api_v = as_int(api.value) if api else None
+        inst_v = as_int(inst.value) if inst else None
+        if api_v is None or inst_v is None:
+            sums_known = False
+        else:
+            total_declared += api_v * inst_v
+        for p in ctx.deployment.engine_processes():
+            if p.role is None or p.role.value != name or api_v is None:
+                continue
+            got = gpus_per_instance(p)
+            if got is None or got[0] == api_v:
+                continue
+            n, anchor, how = got
+            span = anchor.span if anchor else p.span
+            yield Finding("TOP001",
+                          f"{name} instance uses {n} accelerators ({how}) but the manifest declares "
+                          f"accelerators_per_instance: {api_v} for role {name} ({here(api.span)})",
+                          span, related=[(api.span, f"declared accelerators_per_instance: {api_v}")])
+        launched = _launched_instances(ctx, name) if isinstance(name, str) else None
+        if launched is not None and inst_v is not None and launched[0] != inst_v:
+            n, loc = launched
+            span = loc.span if loc else inst.span
+            where = f"num_instances: {n}" if loc else f"the launch starts {n}"
+            yield Finding("TOP001",
+                          f"{where} {name} instance(s) but the manifest declares instances: {inst_v} "
+                          f"({here(inst.span)})",
+                          span, related=[(inst.span, f"declared instances: {inst_v}")])
+    for p in ctx.deployment.engine_processes():
+        if p.role is not None and declared_names and p.role.value not in declared_names:
+            yield Finding("TOP001",
+                          f"the launch starts a {p.role.value} worker ({p.launcher}) but the manifest declares "
+                          f"no role named {p.role.value} (roles: {', '.join(sorted(map(str, declared_names)))})",
+                          p.role.span)
+    used = ctx.declared("accelerators_used")
+    used_v = as_int(used.value) if used else None
+    if used_v is not None and roles and sums_known and total_declared != used_v:
+        parts = " + ".join(f"{r.get('instances')} x {r.get('accelerators_per_instance')} ({r.get('name')})" for _, r in roles)
+        yield Finding("TOP001",
+                      f"accelerators_used: {used_v} but the roles add up to {parts} = {total_declared}",
+                      used.span)
+    total = ctx.declared("system", "accelerators_total")
+    total_v = as_int(total.value) if total else None
+    if used_v is not None and total_v is not None and used_v > total_v:
+        yield Finding("TOP001",
+                      f"accelerators_used: {used_v} exceeds the system's accelerators_total: {total_v} "
+                      f"({here(total.span)})",
+                      used.span, related=[(total.span, f"accelerators_total: {total_v}")])

@@ -1,0 +1,92 @@
+"""Command line: ``cfglint check``, ``cfglint rules``, ``cfglint rule ID``.
+
+Exit codes (DESIGN.md): 0 no finding at or above the fail level, 1 findings, 2 usage or
+configuration error.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import __version__
+
+FORMATS = ("text", "json", "github", "sarif")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="cfglint")
+def main() -> None:
+    """Static linter for LLM inference-serving submissions."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the report to FILE instead of standard output.")
+@click.option("--fail-level", type=click.Choice(["note", "warning", "error"]), default="error", show_default=True,
+              help="Exit 1 when a finding at or above this level is reported.")
+def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str) -> None:
+    """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
+    from . import report
+    from .checks import all_rules
+    from .lint import lint_paths
+    from .model import level_rank
+
+    result = lint_paths(list(paths) or ["."])
+    if result.missing:
+        for m in result.missing:
+            click.echo(f"cfglint: error: no such file or directory: {m}", err=True)
+        sys.exit(2)
+    failing = [f for f in result.findings if level_rank(f.level) >= level_rank(fail_level)]
+    code = 1 if failing else 0
+    rules = all_rules()
+    if fmt == "text":
+        body = report.text(result.findings, result.sources, report.summarize(result.findings, result.units))
+    elif fmt == "json":
+        body = report.as_json(result.findings, code)
+    elif fmt == "github":
+        body = report.github(result.findings)
+    else:
+        body = report.sarif(result.findings, rules, result.sources, code)
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(body)
+        except OSError as err:
+            click.echo(f"cfglint: error: cannot write {output}: {err.strerror}", err=True)
+            sys.exit(2)
+        if fmt != "text":
+            click.echo(report.summarize(result.findings, result.units), err=True)
+    else:
+        click.echo(body, nl=False)
+    sys.exit(code)
+
+
+@main.command("rules")
+def list_rules() -> None:
+    """List every rule: id, name, default level, summary."""
+    from .checks import all_rules
+
+    for r in all_rules().values():
+        click.echo(f"{r.id:8} {r.name:30} {r.level:8} {r.summary}")
+
+
+@main.command("rule")
+@click.argument("rule_id")
+def show_rule(rule_id: str) -> None:
+    """Explain one rule: what it checks, why, and its sources."""
+    from .checks import all_rules
+
+    r = all_rules().get(rule_id.upper())
+    if r is None:
+        click.echo(f"cfglint: error: unknown rule {rule_id!r}; see 'cfglint rules'", err=True)
+        sys.exit(2)
+    click.echo(f"{r.id} {r.name} (default level: {r.level})\n\n{r.summary}\n\n{r.explanation}\n")
+    if r.sources:
+        click.echo("Sources:")
+        for s in r.sources:
+            click.echo(f"  - {s}")

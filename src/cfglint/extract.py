@@ -1,0 +1,471 @@
+"""Extract: launch commands, worker argument files and engine YAML of one submission become
+one normalized :class:`Deployment` (its engine processes, each with a role and canonical
+settings, every value with the span it came from).
+
+Engine semantics follow ``rules/engines.yaml``: which launcher starts which engine, which
+flags and YAML keys carry TP / PP / DP / EP / DCP / attention DP / speculative settings /
+MoE runner / parsers, and whether the engine YAML or the command line wins.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .knowledge import Knowledge
+from .model import Located, Span
+from .shell import Command, Word
+from .yamlsrc import YMap, YNode, YScalar, walk_path
+
+ROLES_BY_NAME = (
+    (re.compile(r"(^|[^a-z])(ctx|context|prefill)([^a-z]|$)"), "prefill"),
+    (re.compile(r"(^|[^a-z])(gen|generation|decode)([^a-z]|$)"), "decode"),
+)
+
+
+@dataclass(slots=True)
+class ConfigFile:
+    """An engine YAML file of the submission (``path`` as named in the manifest)."""
+
+    path: str
+    display: str
+    root: YNode | None
+    role: str | None = None       # declared in the manifest's files.configs entry
+    used_by: int = 0
+
+
+@dataclass(slots=True)
+class ParserRef:
+    """A reasoning or tool-call parser name and the registry it must be found in."""
+
+    registry: str      # sglang | vllm | trtllm | dynamo
+    kind: str          # reasoning | tool_call
+    name: Located
+    via: str           # the flag, YAML key or environment variable that set it
+
+
+@dataclass(slots=True)
+class Process:
+    """One launched engine worker (or the engine view of a published engine YAML)."""
+
+    kind: str                       # engine | frontend | router
+    engine: str | None              # sglang | vllm | trtllm
+    orchestrator: str | None        # dynamo
+    launcher: str                   # e.g. "python3 -m dynamo.trtllm"
+    span: Span                      # where the process is started (or the YAML's first key)
+    role: Located | None = None
+    repeat: Located | None = None   # started this many times (literal for loop)
+    mpi_ranks: Located | None = None
+    visible_devices: Located | None = None  # number of devices in a static CUDA_VISIBLE_DEVICES
+    settings: dict[str, Located] = field(default_factory=dict)
+    parsers: list[ParserRef] = field(default_factory=list)
+    configs: list[ConfigFile] = field(default_factory=list)
+    missing_configs: list[Located] = field(default_factory=list)  # referenced, not published
+    synthetic: bool = False         # built from an engine YAML no published command names
+
+
+@dataclass(slots=True)
+class Deployment:
+    processes: list[Process] = field(default_factory=list)
+    instances: dict[str, Located] = field(default_factory=dict)  # role -> count from server config
+
+    def engine_processes(self) -> list[Process]:
+        return [p for p in self.processes if p.kind == "engine"]
+
+
+# ---------------------------------------------------------------------------------------
+def role_from_name(path: str) -> str | None:
+    """prefill / decode from a file name such as ``ctx_config.yaml`` or ``decode.args``."""
+    base = os.path.basename(path).lower()
+    for pattern, role in ROLES_BY_NAME:
+        if pattern.search(base):
+            return role
+    return None
+
+
+def _as_bool(text: str) -> bool | None:
+    t = text.strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off"):
+        return False
+    return None
+
+
+def _as_int(text: Any) -> int | None:
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, int):
+        return text
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        return None
+
+
+def _typed(value: Any) -> Any:
+    """Flag text -> int / bool / str, as the engines' argument parsers would read it."""
+    if isinstance(value, str):
+        i = _as_int(value)
+        if i is not None:
+            return i
+    return value
+
+
+class _Adapter:
+    """Turns commands into processes, using the engine tables of the knowledge base."""
+
+    def __init__(self, kb: Knowledge, configs: list[ConfigFile], manifest: dict):
+        self.kb = kb
+        self.engines = kb.engines.get("engines", {})
+        self.wrappers = kb.engines.get("wrappers", {})
+        self.configs = configs
+        self.manifest = manifest
+        eng = manifest.get("engine") if isinstance(manifest.get("engine"), dict) else {}
+        self.default_engine = eng.get("name") if isinstance(eng.get("name"), str) else None
+        self.default_orchestrator = eng.get("orchestrator") if isinstance(eng.get("orchestrator"), str) else None
+        self.aggregated = (manifest.get("serving") or {}).get("mode") == "aggregated" \
+            if isinstance(manifest.get("serving"), dict) else False
+
+    # -- wrappers ----------------------------------------------------------------------
+    def unwrap(self, words: list[Word], env: dict[str, Word]) -> tuple[list[Word], Located | None]:
+        """Strip docker run / mpirun / srun / env / trtllm-llmapi-launch; collect env and ranks."""
+        ranks: Located | None = None
+        w = self.wrappers
+        while words:
+            head = os.path.basename(words[0].text)
+            if head == "docker" and len(words) > 1 and words[1].text == "run":
+                i = 2
+                while i < len(words) and words[i].text.startswith("-"):
+                    t = words[i].text
+                    if t in ("-e", "--env") and i + 1 < len(words):
+                        self._env_word(words[i + 1], env)
+                        i += 2
+                    elif t.startswith(("--env=", "-e=")):
+                        self._env_word(Word(t.split("=", 1)[1], t, words[i].span), env)
+                        i += 1
+                    elif "=" in t and t.startswith("--") or t in w.get("docker_run_boolean", []):
+                        i += 1
+                    else:
+                        i += 2
+                words = words[i + 1:]  # skip the image
+            elif head in ("mpirun", "mpiexec"):
+                i = 1
+                while i < len(words) and words[i].text.startswith("-"):
+                    t = words[i].text
+                    if t in w.get("mpirun_ranks", []) and i + 1 < len(words):
+                        n = _as_int(words[i + 1].text)
+                        if n is not None:
+                            ranks = Located(n, words[i + 1].span)
+                        i += 2
+                    elif t == "-x" and i + 1 < len(words):
+                        self._env_word(words[i + 1], env)
+                        i += 2
+                    elif t in w.get("mpirun_two_values", []):
+                        i += 3
+                    elif t in w.get("mpirun_boolean", []) or "=" in t:
+                        i += 1
+                    else:
+                        i += 2
+                words = words[i:]
+            elif head == "srun":
+                i = 1
+                while i < len(words) and words[i].text.startswith("-"):
+                    i += 1 if ("=" in words[i].text or words[i].text.startswith("--")) else 2
+                words = words[i:]
+            elif head == "env":
+                i = 1
+                while i < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[i].text):
+                    self._env_word(words[i], env)
+                    i += 1
+                words = words[i:]
+            elif head in w.get("transparent", []):
+                words = words[1:]
+            else:
+                break
+        return words, ranks
+
+    @staticmethod
+    def _env_word(word: Word, env: dict[str, Word]) -> None:
+        name, sep, value = word.text.partition("=")
+        if sep and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
+            offset = len(word.raw) - len(word.raw.split("=", 1)[1]) if "=" in word.raw else 0
+            s = word.span
+            vspan = Span(s.path, s.line, s.col + offset, s.end_line, s.end_col) if s.line == s.end_line else s
+            env[name] = Word(value, value, vspan, word.static)
+
+    # -- launcher ----------------------------------------------------------------------
+    def identify(self, words: list[Word]) -> tuple[str, str | None, str | None, str, int] | None:
+        """(kind, engine, orchestrator, launcher text, words consumed) or None."""
+        if not words:
+            return None
+        texts = [os.path.basename(words[0].text)] + [w.text for w in words[1:4]]
+        for name, spec in self.engines.items():
+            for launcher in spec.get("launchers", []) or []:
+                n = len(launcher)
+                if texts[:n] == launcher or (launcher[0].startswith("python") and texts[:1] and
+                                             re.fullmatch(r"python3?(\.\d+)?", texts[0]) and texts[1:n] == launcher[1:]):
+                    if name == "trtllm" and len(texts) > 1 and texts[1] == "disaggregated":
+                        return ("router", "trtllm", None, "trtllm-serve disaggregated", 2)
+                    return ("engine", name, None, " ".join(launcher), n)
+        dyn = self.engines.get("dynamo", {})
+        if texts and re.fullmatch(r"python3?(\.\d+)?", texts[0]) and len(texts) > 2 and texts[1] == "-m":
+            module = texts[2]
+            if module in (dyn.get("workers") or {}):
+                return ("engine", dyn["workers"][module], "dynamo", f"python3 -m {module}", 3)
+            if module == dyn.get("frontend"):
+                return ("frontend", None, "dynamo", f"python3 -m {module}", 3)
+        return None
+
+    # -- arguments ---------------------------------------------------------------------
+    def parse_args(self, words: list[Word], booleans: set[str]) -> tuple[list[tuple[Word, Word | None]], list[Word]]:
+        flags: list[tuple[Word, Word | None]] = []
+        positionals: list[Word] = []
+        i = 0
+        while i < len(words):
+            w = words[i]
+            t = w.text
+            if t.startswith("-") and len(t) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", t):
+                if t.startswith("--") and "=" in t:
+                    name, value = t.split("=", 1)
+                    s = w.span
+                    nspan = Span(s.path, s.line, s.col, s.line, s.col + len(name))
+                    vspan = Span(s.path, s.line, s.col + len(name) + 1, s.end_line, s.end_col)
+                    flags.append((Word(name, name, nspan), Word(value, value, vspan, w.static)))
+                    i += 1
+                    continue
+                nxt = words[i + 1] if i + 1 < len(words) else None
+                takes_value = nxt is not None and t not in booleans and (
+                    not nxt.text.startswith("-") or re.fullmatch(r"-\d+(\.\d+)?", nxt.text) is not None)
+                if t in booleans and nxt is not None and _as_bool(nxt.text) is not None:
+                    takes_value = True  # --flag true
+                flags.append((w, nxt if takes_value else None))
+                i += 2 if takes_value else 1
+            else:
+                positionals.append(w)
+                i += 1
+        return flags, positionals
+
+    def find_config(self, ref: str) -> ConfigFile | None:
+        norm = ref.lstrip("./")
+        for cfg in self.configs:
+            if cfg.path == norm or cfg.path == ref:
+                return cfg
+        base = os.path.basename(ref)
+        for cfg in self.configs:
+            if os.path.basename(cfg.path) == base:
+                return cfg
+        return None
+
+    # -- processes ---------------------------------------------------------------------
+    def process(self, cmd: Command, file_role: str | None, bare: bool = False) -> Process | None:
+        """A process for ``cmd``; ``bare`` means the command is an argument list with no
+        program (worker argument files): engine and orchestrator come from the manifest."""
+        env: dict[str, Word] = dict(cmd.exported)
+        env.update(cmd.assignments)
+        words = list(cmd.words)
+        if bare:
+            if not self.default_engine:
+                return None
+            ident = ("engine", self.default_engine, self.default_orchestrator,
+                     f"{self.default_engine} worker arguments", 0)
+            ranks = None
+        else:
+            words, ranks = self.unwrap(words, env)
+            ident = self.identify(words)
+            if ident is None:
+                return None
+        kind, engine, orchestrator, launcher, consumed = ident
+        start_span = words[0].span if words and not bare else cmd.span
+        proc = Process(kind=kind, engine=engine, orchestrator=orchestrator, launcher=launcher,
+                       span=start_span, repeat=cmd.repeat, mpi_ranks=ranks)
+        cvd = env.get("CUDA_VISIBLE_DEVICES")
+        if cvd is not None and cvd.static and re.fullmatch(r"\d+(,\d+)*", cvd.text):
+            proc.visible_devices = Located(len(cvd.text.split(",")), cvd.span)
+
+        tables = self._tables(engine, orchestrator)
+        booleans: set[str] = set()
+        for spec in tables:
+            booleans.update(spec.get("boolean_flags") or [])
+        flags, positionals = self.parse_args(words[consumed:], booleans)
+        flag_to_setting: dict[str, str] = {}
+        config_flags: set[str] = set()
+        for spec in tables:
+            for setting, names in (spec.get("settings") or {}).items():
+                for n in names:
+                    flag_to_setting.setdefault(n, setting)
+            config_flags.update(spec.get("config_flags") or [])
+
+        for flag, value in flags:
+            name = flag.text
+            if name in config_flags and value is not None:
+                cfg = self.find_config(value.text)
+                if cfg is not None:
+                    proc.configs.append(cfg)
+                    cfg.used_by += 1
+                else:
+                    proc.missing_configs.append(Located(value.text, value.span))
+                continue
+            setting = flag_to_setting.get(name)
+            if setting is None:
+                continue
+            if value is None:
+                proc.settings[setting] = Located(True, flag.span)
+            else:
+                b = _as_bool(value.text) if name in booleans else None
+                proc.settings[setting] = Located(b if b is not None else _typed(value.text), value.span)
+        if positionals and kind == "engine" and engine in ("vllm", "trtllm") and "model" not in proc.settings:
+            proc.settings["model"] = Located(positionals[0].text, positionals[0].span)
+
+        for cfg in proc.configs:
+            self.apply_config(proc, cfg)
+        self.collect_parsers(proc, env)
+        self.assign_role(proc, file_role)
+        return proc
+
+    def _tables(self, engine: str | None, orchestrator: str | None) -> list[dict]:
+        tables = []
+        if orchestrator == "dynamo":
+            tables.append(self.engines.get("dynamo", {}))
+            if engine == "trtllm":
+                # dynamo.trtllm has its own CLI; trtllm-serve's flags do not apply
+                return tables + [{"settings": {}, "config_keys": "llm_api",
+                                  "llm_api_keys": self.engines.get("trtllm", {}).get("llm_api_keys")}]
+        if engine:
+            tables.append(self.engines.get(engine, {}))
+        return tables
+
+    def apply_config(self, proc: Process, cfg: ConfigFile) -> None:
+        """Settings from an engine YAML: SGLang/vLLM keys are flag names (the command line
+        wins); TensorRT-LLM LLM API keys override the command line."""
+        root = cfg.root
+        if not isinstance(root, YMap):
+            return
+        spec = self.engines.get(proc.engine or "", {})
+        if spec.get("config_keys") == "llm_api" or proc.engine == "trtllm":
+            for setting, path in (self.engines.get("trtllm", {}).get("llm_api_keys") or {}).items():
+                node = walk_path(root, tuple(path))
+                if isinstance(node, YScalar) and node.value is not None:
+                    proc.settings[setting] = Located(node.value, node.span)
+            return
+        flag_to_setting = {}
+        for setting, names in (spec.get("settings") or {}).items():
+            for n in names:
+                flag_to_setting.setdefault(n, setting)
+        for key, node in root.items:
+            if not isinstance(key.value, str) or not isinstance(node, YScalar):
+                continue
+            flag = "--" + key.value.replace("_", "-")
+            setting = flag_to_setting.get(flag)
+            if setting and setting not in proc.settings and node.value is not None:
+                proc.settings[setting] = Located(node.value, node.span)
+
+    def collect_parsers(self, proc: Process, env: dict[str, Word]) -> None:
+        s = proc.settings
+        if proc.kind == "engine" and proc.engine:
+            for kind in ("reasoning", "tool_call"):
+                loc = s.get(f"{kind}_parser")
+                if loc is not None and isinstance(loc.value, str):
+                    proc.parsers.append(ParserRef(proc.engine, kind, loc, self._via(proc.engine, kind)))
+        if proc.orchestrator == "dynamo":
+            dyn = self.engines.get("dynamo", {})
+            for kind in ("reasoning", "tool_call"):
+                loc = s.get(f"dyn_{kind}_parser")
+                if loc is not None and isinstance(loc.value, str):
+                    proc.parsers.append(ParserRef("dynamo", kind, loc, (dyn.get("settings") or {}).get(f"dyn_{kind}_parser", ["?"])[0]))
+                var = (dyn.get("env") or {}).get(f"dyn_{kind}_parser")
+                word = env.get(var) if var else None
+                if word is not None and word.static:
+                    proc.parsers.append(ParserRef("dynamo", kind, Located(word.text, word.span), var))
+
+    def _via(self, engine: str, kind: str) -> str:
+        names = (self.engines.get(engine, {}).get("settings") or {}).get(f"{kind}_parser") or ["?"]
+        return names[0]
+
+    def assign_role(self, proc: Process, file_role: str | None) -> None:
+        if proc.kind != "engine":
+            return
+        mode = proc.settings.get("disaggregation_mode")
+        if mode is not None and isinstance(mode.value, str):
+            v = mode.value.lower()
+            if v in ("prefill", "decode"):
+                proc.role = Located(v, mode.span)
+                return
+            if v in ("null", "prefill_and_decode", "aggregated", "agg"):
+                proc.role = Located("server", mode.span)
+                return
+        if file_role:
+            proc.role = Located(file_role, proc.span)
+            return
+        for cfg in proc.configs:
+            role = cfg.role or role_from_name(cfg.path)
+            if role:
+                proc.role = Located(role, proc.span)
+                return
+        if self.aggregated:
+            proc.role = Located("server", proc.span)
+
+
+def _first_key_span(root: YNode | None, display: str) -> Span:
+    if isinstance(root, YMap) and root.items:
+        return root.items[0][0].span
+    return Span(display, 1, 1, 1, 1)
+
+
+def server_config_instances(root: YNode | None) -> dict[str, Located]:
+    """prefill / decode instance counts of a TensorRT-LLM disaggregated server config."""
+    out: dict[str, Located] = {}
+    if not isinstance(root, YMap):
+        return out
+    for key, role in (("context_servers", "prefill"), ("generation_servers", "decode")):
+        node = walk_path(root, (key, "num_instances"))
+        if isinstance(node, YScalar) and _as_int(node.value) is not None:
+            out[role] = Located(_as_int(node.value), node.span)
+    return out
+
+
+def is_server_config(root: YNode | None) -> bool:
+    return isinstance(root, YMap) and (root.get("context_servers") is not None or
+                                       root.get("generation_servers") is not None)
+
+
+def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | None, bool]],
+            configs: list[ConfigFile]) -> Deployment:
+    """Build the deployment.
+
+    ``launches``: (display path, parsed launch, role from the manifest, is-args-file) where a
+    parsed launch is a :class:`~cfglint.shell.ShellScript` or, for argument files, a
+    :class:`~cfglint.shell.Command`. ``configs``: the submission's engine YAML files.
+    """
+    adapter = _Adapter(kb, configs, manifest if isinstance(manifest, dict) else {})
+    dep = Deployment()
+    for _display, parsed, role, is_args in launches:
+        if is_args:
+            proc = adapter.process(parsed, role, bare=True)
+            if proc is not None:
+                dep.processes.append(proc)
+            continue
+        for cmd in parsed.commands:
+            proc = adapter.process(cmd, role)
+            if proc is not None:
+                dep.processes.append(proc)
+    for cfg in configs:
+        if is_server_config(cfg.root):
+            for role, loc in server_config_instances(cfg.root).items():
+                dep.instances.setdefault(role, loc)
+            continue
+        if cfg.used_by or not isinstance(cfg.root, YMap) or not adapter.default_engine:
+            continue
+        proc = Process(kind="engine", engine=adapter.default_engine, orchestrator=adapter.default_orchestrator,
+                       launcher=f"engine config {cfg.display}", span=_first_key_span(cfg.root, cfg.display),
+                       configs=[cfg], synthetic=True)
+        adapter.apply_config(proc, cfg)
+        role = cfg.role or role_from_name(cfg.path) or ("server" if adapter.aggregated else None)
+        if role:
+            proc.role = Located(role, proc.span)
+        cfg.used_by += 1
+        adapter.collect_parsers(proc, {})
+        dep.processes.append(proc)
+    return dep

@@ -1,0 +1,99 @@
+"""The knowledge base: data files under ``rules/`` (accelerators, models, engines, parsers,
+kernels, paths), loaded once and on first use.
+
+Every entry carries a ``source``. Lookups return None for what the knowledge base does not
+know; rules then stay silent rather than guess.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def data_dir(name: str) -> Path:
+    """Directory of bundled data (``rules`` or ``schemas``): inside the installed package, or
+    at the repository root when running from a source checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / name, here.parent.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"cfglint data directory {name!r} not found next to {here}")
+
+
+def _load(name: str) -> Any:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    path = data_dir("rules") / name
+    if not path.exists():
+        return {}
+    with open(path, encoding="utf-8") as fh:
+        return yaml.load(fh, Loader=loader) or {}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+class Knowledge:
+    """Facts cfglint checks against. Construct once (see :func:`knowledge`)."""
+
+    @cached_property
+    def engines(self) -> dict:
+        return _load("engines.yaml")
+
+    @cached_property
+    def parsers(self) -> dict:
+        return (_load("parsers.yaml") or {}).get("parsers", {})
+
+    @cached_property
+    def kernels(self) -> dict:
+        return _load("kernels.yaml")
+
+    @cached_property
+    def paths(self) -> dict:
+        return _load("paths.yaml")
+
+    @cached_property
+    def _accelerators(self) -> dict[str, dict]:
+        table: dict[str, dict] = {}
+        for name, entry in ((_load("accelerators.yaml") or {}).get("accelerators") or {}).items():
+            entry = dict(entry, name=name)
+            for alias in [name, *(entry.get("aliases") or [])]:
+                table[_norm(alias)] = entry
+        return table
+
+    @cached_property
+    def _models(self) -> dict[str, dict]:
+        table: dict[str, dict] = {}
+        for entry in (_load("models.yaml") or {}).get("models") or []:
+            for alias in [entry["id"], *(entry.get("aliases") or [])]:
+                table[alias.lower()] = entry
+        return table
+
+    def accelerator(self, name: str | None) -> dict | None:
+        """Entry for an accelerator name as written in a manifest (``B300``, ``RTX 6000D``)."""
+        if not isinstance(name, str):
+            return None
+        return self._accelerators.get(_norm(name))
+
+    def model(self, model_id: str | None) -> dict | None:
+        """Entry for a Hugging Face id (case-insensitive, aliases included), or None."""
+        if not isinstance(model_id, str):
+            return None
+        return self._models.get(model_id.strip().lower())
+
+    def parser_registry(self, engine: str, kind: str) -> dict[str, dict] | None:
+        """Parser names of ``engine`` (sglang, vllm, trtllm, dynamo) for ``kind``
+        (``reasoning`` or ``tool_call``), or None when the registry is not known."""
+        entry = self.parsers.get(engine) or {}
+        reg = entry.get(kind)
+        return reg if isinstance(reg, dict) and reg else None
+
+
+@lru_cache(maxsize=1)
+def knowledge() -> Knowledge:
+    return Knowledge()

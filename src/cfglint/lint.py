@@ -1,0 +1,54 @@
+"""The whole pipeline for a list of paths: discover -> load -> extract -> check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .checks import all_rules, run_checks
+from .discover import discover
+from .extract import extract
+from .knowledge import knowledge
+from .load import Submission, load_loose_file, load_submission
+from .model import Finding, Span
+
+
+@dataclass(slots=True)
+class LintResult:
+    findings: list[Finding] = field(default_factory=list)
+    sources: dict[str, list[str]] = field(default_factory=dict)   # display path -> lines
+    units: int = 0
+    missing: list[str] = field(default_factory=list)
+
+
+def lint_unit(sub: Submission) -> list[Finding]:
+    """Findings of one loaded submission or loose file (load-stage findings included)."""
+    kb = knowledge()
+    deployment = extract(kb, sub.manifest, sub.launches, sub.configs)
+    findings = list(sub.findings) + run_checks(sub, deployment, kb)
+    rules = all_rules()
+    for f in findings:
+        if f.level is None:
+            f.level = rules[f.rule_id].level if f.rule_id in rules else "error"
+    return findings
+
+
+def lint_paths(paths: list[str]) -> LintResult:
+    targets = discover(paths)
+    result = LintResult(missing=list(targets.missing))
+    units = [load_submission(d) for d in targets.submissions] + [load_loose_file(f) for f in targets.loose_files]
+    seen: set[tuple] = set()
+    for sub in units:
+        for tf in sub.texts:
+            result.sources[tf.display] = tf.lines
+        for f in lint_unit(sub):
+            key = (f.rule_id, f.span, f.message)
+            if key in seen:
+                continue
+            seen.add(key)
+            result.findings.append(f)
+    result.units = len(units)
+    result.findings.sort(key=Finding.sort_key)
+    return result
+
+
+__all__ = ["LintResult", "lint_paths", "lint_unit", "Span"]

@@ -1,0 +1,209 @@
+"""Load: read and parse every file of a submission once, with positions.
+
+Produces a :class:`Submission`: the manifest (as a positioned YAML tree and as plain data),
+each launch file parsed as shell or as a worker argument file, each engine YAML parsed, and
+the findings of this stage: IO001 (unreadable / unparsable), SUB001 (manifest schema),
+SUB002 (named file missing or outside the submission).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .argsfile import parse_args_file
+from .discover import MANIFEST, display_path
+from .extract import ConfigFile
+from .knowledge import data_dir
+from .model import Finding, Span
+from .shell import Command, ShellScript, parse_shell
+from .textfile import ReadError, TextFile, read_text
+from .yamlsrc import YamlError, YMap, YNode, YScalar, YSeq, key_span, parse_yaml, to_python, walk_path
+
+
+@dataclass(slots=True)
+class Submission:
+    """Everything one lint unit consists of, parsed; ``manifest`` is {} without a manifest."""
+
+    root: str
+    display: str
+    manifest_node: YNode | None = None
+    manifest: dict = field(default_factory=dict)
+    texts: list[TextFile] = field(default_factory=list)       # every file read, for text rules
+    launches: list[tuple[str, ShellScript | Command, str | None, bool]] = field(default_factory=list)
+    configs: list[ConfigFile] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def has_manifest(self) -> bool:
+        return self.manifest_node is not None
+
+
+def _file_span(display: str) -> Span:
+    return Span(display, 1, 1, 1, 1)
+
+
+def _read(path: str, display: str, sub: Submission) -> TextFile | None:
+    try:
+        tf = read_text(path, display)
+    except ReadError as err:
+        sub.findings.append(Finding("IO001", f"cannot read {display}: {err}", _file_span(display)))
+        return None
+    sub.texts.append(tf)
+    return tf
+
+
+def _yaml(tf: TextFile, sub: Submission) -> YNode | None:
+    try:
+        root = parse_yaml(tf.text, tf.display)
+    except YamlError as err:
+        sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
+        return None
+    _report_duplicates(root, sub)
+    return root
+
+
+def _report_duplicates(node: YNode | None, sub: Submission) -> None:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, YMap):
+            for first, again in n.duplicates:
+                sub.findings.append(Finding(
+                    "IO001",
+                    f"duplicate key '{again.text}' (first at line {first.span.line}); YAML loaders keep only the last value",
+                    again.span, related=[(first.span, "first definition")]))
+            stack.extend(v for _, v in n.items)
+        elif isinstance(n, YSeq):
+            stack.extend(n.items)
+
+
+@lru_cache(maxsize=1)
+def manifest_validator():
+    """The compiled manifest JSON Schema (compiled once per process)."""
+    import jsonschema
+
+    with open(data_dir("schemas") / "submission.schema.json", encoding="utf-8") as fh:
+        schema = json.load(fh)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+def _schema_findings(node: YNode, data: Any, display: str) -> list[Finding]:
+    from jsonschema.exceptions import best_match
+
+    out = []
+    for err in manifest_validator().iter_errors(data):
+        if err.context:
+            err = best_match(err.context) or err
+        path = tuple(err.absolute_path)
+        target = walk_path(node, path)
+        span = target.span if target is not None else _file_span(display)
+        where = "/".join(str(p) for p in path) or "(top level)"
+        message = err.message
+        if err.validator == "additionalProperties" and isinstance(target, YMap):
+            allowed = set((err.schema.get("properties") or {}).keys())
+            for k, _ in target.items:
+                if isinstance(k.value, str) and k.value not in allowed:
+                    out.append(Finding("SUB001", f"{where}: unknown field '{k.value}'; allowed: {', '.join(sorted(allowed))}", k.span))
+            continue
+        if err.validator == "required" and target is not None:
+            ks = key_span(node, path)
+            span = ks or Span(display, target.span.line, target.span.col, target.span.line, target.span.col + 1)
+        if err.validator == "type" and isinstance(target, YScalar) and err.validator_value == "string" \
+                and not isinstance(target.value, str):
+            message += f" (YAML read `{target.text}` as {type(target.value).__name__}; quote it)"
+        out.append(Finding("SUB001", f"{where}: {message}", span))
+    return out
+
+
+def _file_refs(node: YNode | None, data: dict, key: str) -> list[tuple[str, str | None, Span]]:
+    """(path, role, span) of files.launch / files.configs entries that are well formed."""
+    files = data.get("files") if isinstance(data.get("files"), dict) else {}
+    items = files.get(key) if isinstance(files.get(key), list) else []
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            path, role, npath = item, None, ("files", key, i)
+        elif isinstance(item, dict) and isinstance(item.get("path"), str):
+            path, role, npath = item["path"], item.get("role") if isinstance(item.get("role"), str) else None, ("files", key, i, "path")
+        else:
+            continue
+        target = walk_path(node, npath)
+        out.append((path, role, target.span if target is not None else Span("?", 1, 1, 1, 1)))
+    return out
+
+
+def _inside(root: str, rel: str) -> str | None:
+    """Absolute path of ``rel`` if it stays inside ``root`` (symlinks resolved), else None."""
+    if os.path.isabs(rel):
+        return None
+    full = os.path.realpath(os.path.join(root, rel))
+    real_root = os.path.realpath(root)
+    return full if full == real_root or full.startswith(real_root + os.sep) else None
+
+
+def load_submission(root: str) -> Submission:
+    """Load the submission in directory ``root``. Never raises for bad input."""
+    sub = Submission(root=root, display=display_path(root))
+    mdisplay = display_path(os.path.join(root, MANIFEST))
+    tf = _read(os.path.join(root, MANIFEST), mdisplay, sub)
+    node = _yaml(tf, sub) if tf else None
+    if tf is not None and node is None and not any(f.rule_id == "IO001" for f in sub.findings):
+        sub.findings.append(Finding("SUB001", "submission.yaml is empty", _file_span(mdisplay)))
+    if node is None:
+        return sub
+    sub.manifest_node = node
+    data = to_python(node)
+    if not isinstance(data, dict):
+        sub.findings.append(Finding("SUB001", "(top level): the manifest must be a mapping", node.span))
+        return sub
+    sub.manifest = data
+    sub.findings.extend(_schema_findings(node, data, mdisplay))
+
+    seen: set[str] = set()
+    for key in ("launch", "configs"):
+        for rel, role, span in _file_refs(node, data, key):
+            full = _inside(root, rel)
+            if full is None:
+                sub.findings.append(Finding("SUB002", f"files.{key}: '{rel}' is outside the submission directory; name files relative to it", span))
+                continue
+            if not os.path.lexists(full):
+                sub.findings.append(Finding("SUB002", f"files.{key}: '{rel}' does not exist in {sub.display}", span))
+                continue
+            if full in seen:
+                continue
+            seen.add(full)
+            ftf = _read(full, display_path(full), sub)
+            if ftf is None:
+                continue
+            _load_file(ftf, rel, role, key == "configs", sub)
+    return sub
+
+
+def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Submission) -> None:
+    lower = rel.lower()
+    if as_config or lower.endswith((".yaml", ".yml", ".json")):
+        root = _yaml(tf, sub)
+        sub.configs.append(ConfigFile(path=rel.lstrip("./") if rel.startswith("./") else rel,
+                                      display=tf.display, root=root, role=role))
+    elif lower.endswith(".args"):
+        sub.launches.append((tf.display, parse_args_file(tf.text, tf.display), role, True))
+    else:
+        script = parse_shell(tf.text, tf.display)
+        for span in script.errors[:1]:
+            sub.findings.append(Finding("IO001", f"shell syntax error in {tf.display}; commands after it may be misread", span, level="warning"))
+        sub.launches.append((tf.display, script, role, False))
+
+
+def load_loose_file(path: str) -> Submission:
+    """A file outside any submission, linted on its own (no manifest)."""
+    display = display_path(path)
+    sub = Submission(root=os.path.dirname(path), display=display)
+    tf = _read(path, display, sub)
+    if tf is not None:
+        _load_file(tf, os.path.basename(path), None, False, sub)
+    return sub

@@ -1,0 +1,154 @@
+"""Report: one finding model, four formats (text, json, github, sarif).
+
+SARIF 2.1.0 for GitHub code scanning: relative URIs against ``%SRCROOT%`` (the working
+directory), ``columnKind: unicodeCodePoints``, every rule with its metadata.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Iterable
+
+from . import __version__
+from .checks import Rule
+from .model import Finding
+
+INFO_URI = "https://github.com/cfglint/cfglint"
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _line_text(sources: dict[str, list[str]], f: Finding) -> str | None:
+    lines = sources.get(f.span.path)
+    if not lines or not (1 <= f.span.line <= len(lines)):
+        return None
+    return lines[f.span.line - 1]
+
+
+def text(findings: list[Finding], sources: dict[str, list[str]], summary: str) -> str:
+    """``path:line:col: ID [level] message`` followed by the offending line and a caret."""
+    out = []
+    for f in findings:
+        s = f.span
+        out.append(f"{s.path}:{s.line}:{s.col}: {f.rule_id} [{f.level}] {f.message}")
+        line = _line_text(sources, f)
+        if line is not None and len(line) <= 400:
+            width = max(1, (s.end_col - s.col) if s.end_line == s.line else len(line) - s.col + 1)
+            out.append(f"    {line}")
+            out.append("    " + " " * (s.col - 1) + "^" * width)
+    out.append(summary)
+    return "\n".join(out) + "\n"
+
+
+def as_json(findings: list[Finding], exit_code: int) -> str:
+    return json.dumps({
+        "version": __version__,
+        "exit_code": exit_code,
+        "findings": [{
+            "rule": f.rule_id, "level": f.level, "message": f.message,
+            "path": f.span.path, "line": f.span.line, "column": f.span.col,
+            "end_line": f.span.end_line, "end_column": f.span.end_col,
+            "related": [{"path": s.path, "line": s.line, "column": s.col, "message": m} for s, m in f.related],
+            "fix": f.fix,
+        } for f in findings],
+    }, indent=2) + "\n"
+
+
+def _escape_gh(value: str, prop: bool = False) -> str:
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
+
+
+def github(findings: list[Finding]) -> str:
+    """GitHub Actions workflow commands (``::error file=...,line=...::message``)."""
+    kind = {"error": "error", "warning": "warning", "note": "notice"}
+    out = []
+    for f in findings:
+        s = f.span
+        props = f"file={_escape_gh(s.path, True)},line={s.line},col={s.col}"
+        if s.end_line == s.line:
+            props += f",endColumn={s.end_col}"
+        else:
+            props += f",endLine={s.end_line}"
+        props += f",title={_escape_gh(f.rule_id, True)}"
+        out.append(f"::{kind[f.level]} {props}::{_escape_gh(f.rule_id + ' ' + f.message)}")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def _region(span) -> dict:
+    return {"startLine": span.line, "startColumn": span.col, "endLine": span.end_line, "endColumn": span.end_col}
+
+
+def _fingerprint(f: Finding, sources: dict[str, list[str]]) -> str:
+    line = (_line_text(sources, f) or "").strip()
+    return hashlib.sha256(f"{f.rule_id}\0{f.span.path}\0{line}".encode()).hexdigest()[:32] + ":1"
+
+
+def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, list[str]], exit_code: int) -> str:
+    rule_ids = list(rules)
+    driver_rules = []
+    for r in rules.values():
+        entry = {
+            "id": r.id,
+            "name": "".join(part.capitalize() for part in r.name.split("-")),
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": r.explanation},
+            "help": {"text": r.explanation + ("\nSources: " + "; ".join(r.sources) if r.sources else ""),
+                     "markdown": f"**{r.id} {r.name}**\n\n{r.explanation}" +
+                                 ("\n\nSources:\n" + "\n".join(f"- {s}" for s in r.sources) if r.sources else "")},
+            "helpUri": f"{INFO_URI}/blob/main/README.md#{r.id.lower()}",
+            "defaultConfiguration": {"level": r.level},
+            "properties": {"tags": list(r.tags) + ["configuration"]},
+        }
+        driver_rules.append(entry)
+    results = []
+    for f in findings:
+        result = {
+            "ruleId": f.rule_id,
+            "level": f.level,
+            "message": {"text": f.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": f.span.path, "uriBaseId": "%SRCROOT%"},
+                "region": _region(f.span)}}],
+            "partialFingerprints": {"primaryLocationLineHash": _fingerprint(f, sources)},
+        }
+        if f.rule_id in rule_ids:
+            result["ruleIndex"] = rule_ids.index(f.rule_id)
+        if f.related:
+            result["relatedLocations"] = [{
+                "id": i + 1,
+                "physicalLocation": {"artifactLocation": {"uri": s.path, "uriBaseId": "%SRCROOT%"}, "region": _region(s)},
+                "message": {"text": m}} for i, (s, m) in enumerate(f.related)]
+        if f.fix is not None:
+            result["fixes"] = [{
+                "description": {"text": f"Replace with {f.fix}"},
+                "artifactChanges": [{
+                    "artifactLocation": {"uri": f.span.path, "uriBaseId": "%SRCROOT%"},
+                    "replacements": [{"deletedRegion": _region(f.span), "insertedContent": {"text": f.fix}}]}]}]
+        results.append(result)
+    log = {
+        "version": "2.1.0",
+        "$schema": SARIF_SCHEMA,
+        "runs": [{
+            "tool": {"driver": {"name": "cfglint", "version": __version__, "semanticVersion": __version__,
+                                "informationUri": INFO_URI, "rules": driver_rules}},
+            "automationDetails": {"id": "cfglint/"},
+            "columnKind": "unicodeCodePoints",
+            "invocations": [{"executionSuccessful": exit_code in (0, 1), "exitCode": exit_code}],
+            "results": results,
+        }],
+    }
+    return json.dumps(log, indent=2) + "\n"
+
+
+def summarize(findings: Iterable[Finding], n_units: int) -> str:
+    findings = list(findings)
+    if not findings:
+        return f"cfglint: no findings in {n_units} submission(s) / file(s)"
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.level] = counts.get(f.level, 0) + 1
+    parts = ", ".join(f"{counts[k]} {k}(s)" for k in ("error", "warning", "note") if k in counts)
+    return f"cfglint: {len(findings)} finding(s) ({parts}) in {n_units} submission(s) / file(s)"

@@ -1,0 +1,204 @@
+"""Shell launch files with positions, parsed by tree-sitter-bash and never executed.
+
+Published launch files use word placeholders (``<host-path>``, ``<model-path>``,
+``<head-ip>``, ``<0..1>``) that bash would read as redirections. They are masked with
+same-length text before parsing, so every byte offset stays true, and words are read back from
+the original text.
+
+Only what can be known statically is resolved: quotes, ``VAR=value`` / ``export`` assignments
+made earlier in the file (``"$MODEL_PATH"``), and ``for x in 1 2 3; do ... done`` with a
+literal list (each command inside runs once per item). Anything else (``$(...)``, ``$1``,
+a loop variable) keeps its source text and is marked not static.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from .model import Located, Span
+
+PLACEHOLDER = re.compile(rb"<([A-Za-z0-9][A-Za-z0-9_.:/+-]*)>")
+_ESCAPED = re.compile(r"\\(.)", re.S)
+
+
+@dataclass(slots=True)
+class Word:
+    """One shell word: ``text`` is its static value, ``raw`` the source text."""
+
+    text: str
+    raw: str
+    span: Span
+    static: bool = True
+
+
+@dataclass(slots=True)
+class Command:
+    """A simple command: argv words, prefix assignments, exported environment, loop count."""
+
+    words: list[Word]
+    assignments: dict[str, Word]
+    exported: dict[str, Word]
+    span: Span
+    repeat: Located | None = None  # number of literal loop iterations, with the loop's span
+
+
+@dataclass(slots=True)
+class ShellScript:
+    commands: list[Command] = field(default_factory=list)
+    errors: list[Span] = field(default_factory=list)
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+class _Positions:
+    """Byte offsets to 1-based (line, code-point column)."""
+
+    def __init__(self, data: bytes, path: str):
+        self.data = data
+        self.path = path
+        self.starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
+
+    def point(self, row: int, col_bytes: int) -> tuple[int, int]:
+        start = self.starts[row] if row < len(self.starts) else len(self.data)
+        col = len(self.data[start:start + col_bytes].decode("utf-8", "replace"))
+        return row + 1, col + 1
+
+    def span(self, node) -> Span:
+        l1, c1 = self.point(*node.start_point)
+        l2, c2 = self.point(*node.end_point)
+        return Span(self.path, l1, c1, l2, c2)
+
+
+def parse_shell(text: str, path: str) -> ShellScript:
+    """Parse a launch script. Never raises for bad input: syntax errors land in ``errors``."""
+    data = text.encode("utf-8")
+    masked = PLACEHOLDER.sub(lambda m: b"_" + m.group(1) + b"_", data)
+    tree = _parser().parse(masked)
+    walker = _Walker(data, _Positions(data, path))
+    walker.visit(tree.root_node, 1, None)
+    return walker.script
+
+
+class _Walker:
+    def __init__(self, data: bytes, pos: _Positions):
+        self.data = data
+        self.pos = pos
+        self.script = ShellScript()
+        self.variables: dict[str, Word] = {}
+        self.exported: dict[str, Word] = {}
+
+    def src(self, node) -> str:
+        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    # -- words -------------------------------------------------------------------------
+    def word(self, node) -> Word:
+        text, static = self.value(node)
+        return Word(text, self.src(node), self.pos.span(node), static)
+
+    def value(self, node) -> tuple[str, bool]:
+        t = node.type
+        if t in ("word", "number"):
+            return _ESCAPED.sub(r"\1", self.src(node)), True
+        if t == "raw_string":
+            return self.src(node)[1:-1], True
+        if t in ("simple_expansion", "expansion"):
+            name = self.src(node).lstrip("$").strip("{}")
+            if name in self.variables and self.variables[name].static:
+                return self.variables[name].text, True
+            return self.src(node), False
+        if t in ("string", "concatenation"):
+            parts, static = [], True
+            children = node.children
+            if t == "string":
+                children = [c for c in children if c.type != '"']
+            for child in children:
+                if child.type == "string_content":
+                    parts.append(self.src(child))
+                    continue
+                v, s = self.value(child)
+                parts.append(v)
+                static = static and s
+            return "".join(parts), static
+        return self.src(node), False
+
+    # -- statements --------------------------------------------------------------------
+    def visit(self, node, repeat: int, loop_span: Span | None) -> None:
+        t = node.type
+        if t == "ERROR" or node.is_missing:
+            self.script.errors.append(self.pos.span(node))
+        if t == "command":
+            self.command(node, repeat, loop_span)
+            return
+        if t == "variable_assignment":
+            self.assign(node, export=False)
+            return
+        if t == "declaration_command":
+            export = self.src(node).startswith(("export", "declare -x"))
+            for child in node.named_children:
+                if child.type == "variable_assignment":
+                    self.assign(child, export=export)
+            return
+        if t == "for_statement":
+            values = node.children_by_field_name("value")
+            body = node.child_by_field_name("body")
+            count = repeat
+            if values and all(v.type in ("word", "number", "raw_string") for v in values):
+                count = repeat * len(values)
+                loop_span = self.pos.span(node)
+            for child in node.children:
+                if body is not None and child == body:
+                    self.visit(child, count, loop_span if count != repeat else None)
+                elif child.type not in ("word", "number", "raw_string", "variable_name"):
+                    self.visit(child, repeat, loop_span)
+            return
+        if t in ("heredoc_body", "comment"):
+            return
+        for child in node.children:
+            self.visit(child, repeat, loop_span)
+
+    def assign(self, node, export: bool) -> Word | None:
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        if name_node is None:
+            return None
+        name = self.src(name_node)
+        if value_node is not None:
+            w = self.word(value_node)
+        else:
+            end = self.pos.span(node)
+            w = Word("", "", Span(end.path, end.end_line, end.end_col, end.end_line, end.end_col))
+        self.variables[name] = w
+        if export:
+            self.exported[name] = w
+        return w
+
+    def command(self, node, repeat: int, loop_span: Span | None) -> None:
+        words: list[Word] = []
+        assignments: dict[str, Word] = {}
+        for child in node.children:
+            if child.type == "variable_assignment":
+                name_node = child.child_by_field_name("name")
+                value_node = child.child_by_field_name("value")
+                if name_node is not None and value_node is not None:
+                    assignments[self.src(name_node)] = self.word(value_node)
+            elif child.type == "command_name":
+                words.append(self.word(child.named_children[0] if child.named_children else child))
+            elif child.type in ("word", "number", "raw_string", "string", "concatenation",
+                                "simple_expansion", "expansion", "ansi_c_string",
+                                "command_substitution", "arithmetic_expansion", "process_substitution"):
+                words.append(self.word(child))
+            elif child.type == "ERROR":
+                self.script.errors.append(self.pos.span(child))
+        if not words:
+            return
+        rep = Located(repeat, loop_span) if loop_span is not None and repeat > 1 else None
+        self.script.commands.append(
+            Command(words, assignments, dict(self.exported), self.pos.span(node), rep))

@@ -1,0 +1,63 @@
+"""Reading a file as text, safely: size limit, binary and encoding checks.
+
+Every failure is a :class:`ReadError` with a message fit for an IO001 finding; nothing here
+raises anything else for bad input.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from dataclasses import dataclass
+
+NUL = b"\x00"
+MAX_BYTES = 10 * 1024 * 1024  # a launch file or engine YAML is a few KiB; 10 MiB is generous
+
+
+class ReadError(Exception):
+    """The file cannot be read as UTF-8 text; ``str(err)`` says why."""
+
+
+@dataclass(slots=True)
+class TextFile:
+    """A file's decoded text. ``display`` is the path shown in findings."""
+
+    path: str
+    display: str
+    text: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
+
+
+def read_text(path: str, display: str, max_bytes: int = MAX_BYTES) -> TextFile:
+    """Read ``path`` as UTF-8 (a UTF-8 BOM is dropped, CRLF becomes LF).
+
+    Raises ReadError for: a directory, a missing or unreadable file, a file over ``max_bytes``,
+    NUL bytes (binary), UTF-16/32 byte-order marks, invalid UTF-8.
+    """
+    try:
+        if os.path.isdir(path):
+            raise ReadError("is a directory, expected a file")
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            raise ReadError(f"file is {size} bytes, over the {max_bytes}-byte limit")
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except ReadError:
+        raise
+    except OSError as err:
+        raise ReadError(f"cannot read file: {err.strerror or err}") from None
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        raise ReadError("file is UTF-16/UTF-32 encoded; save it as UTF-8")
+    if NUL in data:
+        raise ReadError(f"binary file (NUL byte at offset {data.index(NUL)})")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise ReadError(f"invalid UTF-8 at line {line} (byte offset {err.start}); save it as UTF-8") from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return TextFile(path=path, display=display, text=text)
