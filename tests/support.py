@@ -1,0 +1,37 @@
+"""Test helpers: copy a published submission, change it in one place, lint it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from cfglint.lint import lint_paths
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples" / "submissions"
+
+
+def copy_submission(rel: str, tmp_path: Path) -> Path:
+    """Copy examples/submissions/<rel> to tmp_path/<rel>; returns the copy's directory."""
+    dst = tmp_path / rel
+    shutil.copytree(EXAMPLES / rel, dst)
+    return dst
+
+
+def replace_once(path: Path, old: str, new: str) -> int:
+    """Replace the only occurrence of ``old`` in ``path``; returns its 1-based line number."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path}"
+    line = text[: text.index(old)].count("\n") + 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return line
+
+
+def lint(path: Path):
+    """Findings for one directory, as (rule, file name, line, col, message) tuples."""
+    result = lint_paths([str(path)])
+    return [(f.rule_id, Path(f.span.path).name, f.span.line, f.span.col, f.message) for f in result.findings]
+
+
+def only(findings, rule_id):
+    return [f for f in findings if f[0] == rule_id]
