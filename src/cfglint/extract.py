@@ -303,9 +303,10 @@ class _Adapter:
             if name in config_flags and value is not None:
                 cfg = self.find_config(value.text)
                 if cfg is not None:
-                    proc.configs.append(cfg)
                     cfg.used_by += 1
-                else:
+                if cfg is not None and cfg.root is not None:
+                    proc.configs.append(cfg)
+                else:  # not published, or published but unreadable: its settings are unknown
                     proc.missing_configs.append(Located(value.text, value.span))
                 continue
             setting = flag_to_setting.get(name)
