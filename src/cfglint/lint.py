@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .checks import all_rules, run_checks
-from .discover import discover
+from .discover import discover, display_path
 from .extract import extract
 from .knowledge import knowledge
 from .load import Submission, load_loose_file, load_submission
@@ -35,18 +35,27 @@ def lint_unit(sub: Submission) -> list[Finding]:
 def lint_paths(paths: list[str]) -> LintResult:
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
-    units = [load_submission(d) for d in targets.submissions] + [load_loose_file(f) for f in targets.loose_files]
     seen: set[tuple] = set()
-    for sub in units:
-        for tf in sub.texts:
-            result.sources[tf.display] = tf.lines
-        for f in lint_unit(sub):
+    jobs = [(load_submission, d) for d in targets.submissions] + [(load_loose_file, f) for f in targets.loose_files]
+    for load, path in jobs:
+        try:
+            sub = load(path)
+            findings = lint_unit(sub)
+        except Exception as err:  # a bug in cfglint: report it on this unit, check the others
+            shown = display_path(path)
+            findings = [Finding("IO001", f"cfglint internal error while checking {shown}: "
+                                f"{type(err).__name__}: {err}; please report this", Span(shown, 1, 1, 1, 1), level="error")]
+            sub = None
+        if sub is not None:
+            for tf in sub.texts:
+                result.sources[tf.display] = tf.lines
+        for f in findings:
             key = (f.rule_id, f.span, f.message)
             if key in seen:
                 continue
             seen.add(key)
             result.findings.append(f)
-    result.units = len(units)
+    result.units = len(jobs)
     result.findings.sort(key=Finding.sort_key)
     return result
 
