@@ -1,0 +1,41 @@
+"""The knowledge base: every fact names its source, and the names the published
+configurations use are known."""
+
+from __future__ import annotations
+
+import glob
+
+import yaml
+
+from cfglint.knowledge import data_dir, knowledge
+
+from support import EXAMPLES
+
+
+def test_every_accelerator_model_and_parser_names_its_source():
+    kb = knowledge()
+    rules = data_dir("rules")
+    accs = yaml.safe_load((rules / "accelerators.yaml").read_text())["accelerators"]
+    assert accs and all(str(e.get("source", "")).strip() for e in accs.values())
+    models = yaml.safe_load((rules / "models.yaml").read_text())["models"]
+    assert models and all(str(m.get("source", "")).strip() for m in models)
+    count = 0
+    for engine in ("sglang", "vllm", "trtllm", "dynamo"):
+        for kind in ("reasoning", "tool_call"):
+            for name, entry in kb.parser_registry(engine, kind).items():
+                assert str(entry.get("source", "")).strip(), (engine, kind, name)
+                count += 1
+    assert count > 100
+    for name in ("engines.yaml", "kernels.yaml", "paths.yaml"):
+        assert "source" in (rules / name).read_text()
+
+
+def test_published_systems_and_models_are_known():
+    kb = knowledge()
+    for path in glob.glob(str(EXAMPLES / "*" / "*" / "*" / "submission.yaml")):
+        manifest = yaml.safe_load(open(path, encoding="utf-8"))
+        assert kb.accelerator(manifest["system"]["accelerator"]) is not None, path
+        assert kb.model(manifest["model"]) is not None, path
+    assert kb.accelerator("RTX 6000D")["arch"] == "sm120"
+    assert kb.accelerator("RTX PRO 6000")["arch"] == "sm120"
+    assert kb.accelerator("GB300")["per_node"] == 4
