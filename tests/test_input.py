@@ -110,3 +110,14 @@ def test_loose_launch_file_without_manifest(tmp_path):
     script.write_text("sglang serve --model-path /home/bob/Kimi-K3 --tp 8 --reasoning-parser kimi-k3\n")
     found = lint(script)
     assert sorted(f[0] for f in found) == ["PRS001", "RED001"]
+
+
+def test_loose_yaml_that_is_not_an_engine_config_gets_only_a_syntax_check(tmp_path):
+    workflow = tmp_path / "ci.yml"
+    workflow.write_text("jobs:\n  lint:\n    steps:\n      - run: ls /home/runner/work\n")
+    assert lint(workflow) == []
+    workflow.write_text("jobs: [\n")
+    assert [f[0] for f in lint(workflow)] == ["IO001"]
+    engine = tmp_path / "gen_config.yaml"
+    engine.write_text("tensor_parallel_size: 8\nspeculative_config:\n  speculative_model: /home/bob/draft\n")
+    assert [(f[0], f[2], f[3]) for f in lint(engine)] == [("RED001", 3, 22)]

@@ -206,4 +206,21 @@ def load_loose_file(path: str) -> Submission:
     tf = _read(path, display, sub)
     if tf is not None:
         _load_file(tf, os.path.basename(path), None, False, sub)
+        if sub.configs and not _looks_like_engine_config(sub.configs[0].root):
+            # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
+            # outside a submission only engine configs get more than a syntax check.
+            sub.texts.clear()
+            sub.configs.clear()
     return sub
+
+
+ENGINE_CONFIG_KEYS = {
+    "tensor_parallel_size", "tensor-parallel-size", "tp-size", "moe_expert_parallel_size",
+    "speculative_config", "kv_cache_config", "model-path", "context_servers", "generation_servers",
+    "speculative-algorithm", "reasoning-parser", "tool-call-parser", "max_num_tokens", "max_batch_size",
+}
+
+
+def _looks_like_engine_config(root: YNode | None) -> bool:
+    return isinstance(root, YMap) and any(isinstance(k.value, str) and k.value in ENGINE_CONFIG_KEYS
+                                          for k, _ in root.items)
