@@ -1,0 +1,221 @@
+"""cfglint's SARIF output, checked by Microsoft's SARIF Multitool (``validate --rule-kind
+"Sarif;Gh"``: the SARIF spec rules plus GitHub code scanning's ingestion rules) and by the
+SARIF 2.1.0 JSON Schema that ships in the same npm package, with ``jsonschema``.
+
+The Multitool comes from ``npm ci`` (package.json / package-lock.json). Without it these tests
+fail under CI and are skipped elsewhere.
+
+The binary is called directly: the package's ``bin.js`` wrapper runs it through a shell, which
+splits ``Sarif;Gh`` at the semicolon. The Multitool exits 0 even when it reports errors (and
+when it refuses to overwrite its output file), so the tests read its output log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MULTITOOL_DIR = ROOT / "node_modules" / "@microsoft" / "sarif-multitool-linux"
+MULTITOOL = MULTITOOL_DIR / "Sarif.Multitool"
+SARIF_SCHEMA = MULTITOOL_DIR / "sarif-2.1.0.json"
+
+EXAMPLES = ROOT / "examples" / "submissions"
+RED_SUBMISSION = EXAMPLES / "nvidia" / "kimi-k3" / "gb300-dynamo-sglang-tp8-ep8-dspark7-replayssm-1p1d-mooncake-hicache-r1-v1"
+AA_SUBMISSION = EXAMPLES / "artificial-analysis" / "kimi-k3" / "b300-sglang-tp8"
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _missing(what: str) -> None:
+    msg = f"{what}; run `npm ci` in {ROOT} (see .ci/run)"
+    if _in_ci():
+        pytest.fail(msg, pytrace=False)
+    pytest.skip(msg)
+
+
+@pytest.fixture(scope="module")
+def multitool() -> Path:
+    if not MULTITOOL.is_file():
+        _missing(f"SARIF Multitool not found at {MULTITOOL}")
+    if not os.access(MULTITOOL, os.X_OK):
+        _missing(f"{MULTITOOL} is not executable (npm skipped its postinstall: chmod u+x it)")
+    return MULTITOOL
+
+
+@pytest.fixture(scope="module")
+def sarif_validator() -> jsonschema.protocols.Validator:
+    if not SARIF_SCHEMA.is_file():
+        _missing(f"SARIF 2.1.0 JSON Schema not found at {SARIF_SCHEMA}")
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def run_cfglint(cfglint: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    proc = subprocess.run([str(cfglint), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode in (0, 1), f"cfglint exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def _render(message: dict, rule: dict | None) -> str:
+    if "text" in message:
+        return message["text"]
+    template = ((rule or {}).get("messageStrings") or {}).get(message.get("id"), {}).get("text")
+    args = message.get("arguments") or []
+    if template is None:
+        return f"{message.get('id')} {args}"
+    return re.sub(r"\{(\d+)\}", lambda m: str(args[int(m.group(1))]) if int(m.group(1)) < len(args) else m.group(0),
+                  template)
+
+
+def _level(result: dict, rule: dict | None) -> str:
+    """Effective level (SARIF 2.1.0 3.27.10): explicit, else the rule's default, else warning."""
+    if "level" in result:
+        return result["level"]
+    if result.get("kind", "fail") != "fail":
+        return "none"
+    return ((rule or {}).get("defaultConfiguration") or {}).get("level", "warning")
+
+
+def multitool_validate(multitool: Path, sarif: Path, workdir: Path) -> list[tuple[str, str, str]]:
+    """Run ``Sarif.Multitool validate --rule-kind "Sarif;Gh"``; return (level, rule, message) of
+    every result and every tool notification in its output log."""
+    out = workdir / f"validation-{sarif.stem}.sarif"
+    assert not out.exists()
+    env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1")
+    proc = subprocess.run([str(multitool), "validate", "--rule-kind", "Sarif;Gh", str(sarif), "-o", str(out)],
+                          cwd=workdir, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0 and out.is_file(), (
+        f"Sarif.Multitool validate exited {proc.returncode} without a log\n{proc.stdout}\n{proc.stderr}")
+    log = json.loads(out.read_text(encoding="utf-8-sig"))
+    found = []
+    for run in log.get("runs", []):
+        rules = run.get("tool", {}).get("driver", {}).get("rules", [])
+        by_id = {r.get("id"): r for r in rules}
+        for res in run.get("results", []):
+            idx = res.get("ruleIndex")
+            rule = rules[idx] if isinstance(idx, int) and 0 <= idx < len(rules) else by_id.get(res.get("ruleId"))
+            found.append((_level(res, rule), res.get("ruleId", "?"), _render(res.get("message", {}), rule)))
+        for inv in run.get("invocations", []):
+            assert inv.get("executionSuccessful", False), f"Sarif.Multitool run failed: {json.dumps(inv, indent=2)}"
+            for key in ("toolExecutionNotifications", "toolConfigurationNotifications"):
+                for note in inv.get(key, []):
+                    desc = note.get("descriptor", {}).get("id", key)
+                    found.append((note.get("level", "warning"), desc, _render(note.get("message", {}), None)))
+    return found
+
+
+def assert_sarif_clean(multitool: Path, validator, sarif: Path, workdir: Path) -> dict:
+    log = json.loads(sarif.read_text(encoding="utf-8"))
+    schema_errors = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+                     for e in validator.iter_errors(log)]
+    assert not schema_errors, "SARIF 2.1.0 schema violations:\n" + "\n".join(schema_errors)
+    found = multitool_validate(multitool, sarif, workdir)
+    listing = "\n".join(f"  {lvl:8} {rid:10} {msg}" for lvl, rid, msg in found) or "  (none)"
+    bad = [f for f in found if f[0] in ("error", "warning")]
+    assert not bad, f"Sarif.Multitool validate --rule-kind Sarif;Gh on {sarif.name} reported:\n{listing}"
+    return log
+
+
+def _results(log: dict) -> list[dict]:
+    (run,) = log["runs"]
+    return run["results"]
+
+
+def test_bundled_examples_sarif_is_valid(cfglint_exe, multitool, sarif_validator, tmp_path):
+    out = tmp_path / "out.sarif"
+    run_cfglint(cfglint_exe, ["check", "examples/submissions", "--format", "sarif", "-o", str(out)], cwd=ROOT)
+    log = assert_sarif_clean(multitool, sarif_validator, out, tmp_path)
+    assert log["version"] == "2.1.0"
+    json_out = run_cfglint(cfglint_exe, ["check", "examples/submissions", "--format", "json"], cwd=ROOT)
+    findings = json.loads(json_out.stdout)["findings"]
+    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in _results(log)] == \
+        [(f["rule"], f["line"]) for f in findings]
+
+
+def _submissions_with_findings(root: Path) -> Path:
+    """A submissions tree whose SARIF has results: RED001 (as published) and TOP001 + PRS001
+    (a mutated copy of a clean submission)."""
+    subs = root / "submissions"
+    shutil.copytree(RED_SUBMISSION, subs / "nvidia" / "kimi-k3" / RED_SUBMISSION.name)
+    mutated = subs / "artificial-analysis" / "kimi-k3" / "b300-sglang-tp8-mutated"
+    shutil.copytree(AA_SUBMISSION, mutated)
+    run_sh = mutated / "run.sh"
+    text = run_sh.read_text(encoding="utf-8")
+    for old, new in (("--tp-size 8", "--tp-size 4"), ("--reasoning-parser kimi_k3", "--reasoning-parser kimi-k3")):
+        assert old in text, f"{run_sh}: {old!r} not found; update this test's mutation"
+        text = text.replace(old, new)
+    run_sh.write_text(text, encoding="utf-8")
+    return subs
+
+
+def test_sarif_with_findings_is_valid(cfglint_exe, multitool, sarif_validator, tmp_path):
+    _submissions_with_findings(tmp_path)
+    out = tmp_path / "out.sarif"
+    proc = run_cfglint(cfglint_exe, ["check", "submissions", "--format", "sarif", "-o", str(out)], cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    log = assert_sarif_clean(multitool, sarif_validator, out, tmp_path)
+    results = _results(log)
+    assert {"RED001", "TOP001", "PRS001"} <= {r["ruleId"] for r in results}, json.dumps(results, indent=2)
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    for r in results:
+        assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
+        uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert (tmp_path / uri).is_file(), uri
+
+
+
+def test_validators_do_reject_broken_sarif(cfglint_exe, multitool, sarif_validator, tmp_path):
+    """Guard against vacuous passes: both checks must flag a log that GitHub would reject."""
+    _submissions_with_findings(tmp_path)
+    good = tmp_path / "good.sarif"
+    run_cfglint(cfglint_exe, ["check", "submissions", "--format", "sarif", "-o", str(good)], cwd=tmp_path)
+    log = json.loads(good.read_text(encoding="utf-8"))
+    results = _results(log)
+    del results[0]["locations"]
+    results[1]["message"] = {"id": "no-such-message"}
+    bad = tmp_path / "bad.sarif"
+    bad.write_text(json.dumps(log), encoding="utf-8")
+    # The Multitool silently reports nothing at all for a log with an out-of-enum level:
+    # only the JSON Schema check catches that.
+    results[2]["level"] = "fatal"
+    assert any(e.validator == "enum" for e in sarif_validator.iter_errors(log))
+    found = multitool_validate(multitool, bad, tmp_path)
+    rules = {rid for lvl, rid, _ in found if lvl == "error"}
+    assert {"GH1015", "SARIF1012"} <= rules, found
+
+
+# Both cases below produce SARIF that the Multitool rejects, because report.py writes the
+# finding's path verbatim as a %SRCROOT%-relative URI: SARIF1004 for an absolute path (a file
+# outside the working directory) and SARIF1002 for a path that is not a valid URI reference
+# (space, '#', '%', non-ASCII). Remove the markers once report.py percent-encodes relative
+# paths and writes absolute ones as file:// URIs without uriBaseId.
+
+@pytest.mark.xfail(reason="report.py: absolute path emitted as %SRCROOT%-relative uri (SARIF1004)", strict=False)
+def test_sarif_for_files_outside_the_working_directory(cfglint_exe, multitool, sarif_validator, tmp_path):
+    subs = _submissions_with_findings(tmp_path / "tree")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out.sarif"
+    run_cfglint(cfglint_exe, ["check", str(subs), "--format", "sarif", "-o", str(out)], cwd=elsewhere)
+    assert _results(assert_sarif_clean(multitool, sarif_validator, out, tmp_path))
+
+
+@pytest.mark.xfail(reason="report.py: uri not percent-encoded (SARIF1002)", strict=False)
+def test_sarif_for_paths_that_need_percent_encoding(cfglint_exe, multitool, sarif_validator, tmp_path):
+    shutil.copytree(RED_SUBMISSION, tmp_path / "sub mission#1" / "50%" / "kimi-k3 é")
+    out = tmp_path / "out.sarif"
+    run_cfglint(cfglint_exe, ["check", ".", "--format", "sarif", "-o", str(out)], cwd=tmp_path)
+    assert _results(assert_sarif_clean(multitool, sarif_validator, out, tmp_path))
