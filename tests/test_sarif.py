@@ -203,7 +203,6 @@ def test_validators_do_reject_broken_sarif(cfglint_exe, multitool, sarif_validat
 # (space, '#', '%', non-ASCII). Remove the markers once report.py percent-encodes relative
 # paths and writes absolute ones as file:// URIs without uriBaseId.
 
-@pytest.mark.xfail(reason="report.py: absolute path emitted as %SRCROOT%-relative uri (SARIF1004)", strict=False)
 def test_sarif_for_files_outside_the_working_directory(cfglint_exe, multitool, sarif_validator, tmp_path):
     subs = _submissions_with_findings(tmp_path / "tree")
     elsewhere = tmp_path / "elsewhere"
@@ -213,7 +212,6 @@ def test_sarif_for_files_outside_the_working_directory(cfglint_exe, multitool, s
     assert _results(assert_sarif_clean(multitool, sarif_validator, out, tmp_path))
 
 
-@pytest.mark.xfail(reason="report.py: uri not percent-encoded (SARIF1002)", strict=False)
 def test_sarif_for_paths_that_need_percent_encoding(cfglint_exe, multitool, sarif_validator, tmp_path):
     shutil.copytree(RED_SUBMISSION, tmp_path / "sub mission#1" / "50%" / "kimi-k3 é")
     out = tmp_path / "out.sarif"

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Iterable
+from urllib.parse import quote
 
 from . import __version__
 from .checks import Rule
@@ -77,6 +79,15 @@ def github(findings: list[Finding]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
+def _artifact(path: str) -> dict:
+    """SARIF artifactLocation: relative to %SRCROOT% (percent-encoded), or a file:// URI for a
+    file outside the working directory."""
+    p = Path(path)
+    if p.is_absolute():
+        return {"uri": p.as_uri()}
+    return {"uri": quote(p.as_posix(), safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
 def _region(span) -> dict:
     return {"startLine": span.line, "startColumn": span.col, "endLine": span.end_line, "endColumn": span.end_col}
 
@@ -110,7 +121,7 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
             "level": f.level,
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": f.span.path, "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": _artifact(f.span.path),
                 "region": _region(f.span)}}],
             "partialFingerprints": {"primaryLocationLineHash": _fingerprint(f, sources)},
         }
@@ -119,13 +130,13 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
         if f.related:
             result["relatedLocations"] = [{
                 "id": i + 1,
-                "physicalLocation": {"artifactLocation": {"uri": s.path, "uriBaseId": "%SRCROOT%"}, "region": _region(s)},
+                "physicalLocation": {"artifactLocation": _artifact(s.path), "region": _region(s)},
                 "message": {"text": m}} for i, (s, m) in enumerate(f.related)]
         if f.fix is not None:
             result["fixes"] = [{
                 "description": {"text": f"Replace with {f.fix}"},
                 "artifactChanges": [{
-                    "artifactLocation": {"uri": f.span.path, "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": _artifact(f.span.path),
                     "replacements": [{"deletedRegion": _region(f.span), "insertedContent": {"text": f.fix}}]}]}]
         results.append(result)
     log = {
