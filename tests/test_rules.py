@@ -212,3 +212,27 @@ def test_red001_container_paths_are_fine(tmp_path):
     d = copy_submission(DSV4_H200, tmp_path)
     replace_once(d / "run.sh", "-v path/to/huggingface:", "-v /models/hf:")
     assert only(lint(d), "RED001") == []
+
+
+def test_spec001_declared_but_not_launched(tmp_path):
+    d = copy_submission(KIMI_DSPARK, tmp_path)
+    text = (d / "run.sh").read_text()
+    (d / "run.sh").write_text(text[: text.index(" \\\n    --speculative-algorithm")] + "\n")
+    found = only(lint(d), "SPEC001")
+    assert [(f[1], f[4]) for f in found] == [
+        ("submission.yaml", "the manifest declares DSPARK with 7 draft tokens, but no launched worker enables speculative decoding")]
+
+
+def test_spec001_dspark_declared_eagle_launched(tmp_path):
+    d = copy_submission(GLM_EAGLE, tmp_path)
+    replace_once(d / "submission.yaml", "algorithm: EAGLE", "algorithm: DSPARK")
+    found = only(lint(d), "SPEC001")
+    assert len(found) == 1 and "runs EAGLE speculative decoding, but the manifest declares DSPARK" in found[0][4]
+    assert found[0][1] == "ifb_config.yaml"
+
+
+def test_unknown_accelerator_is_a_warning_with_a_suggestion(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "submission.yaml", "accelerator: B300", "accelerator: B3OO")
+    found = only(lint(d), "SUB001")
+    assert len(found) == 1 and "did you mean 'B300'?" in found[0][4]

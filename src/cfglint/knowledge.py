@@ -80,6 +80,10 @@ class Knowledge:
             return None
         return self._accelerators.get(_norm(name))
 
+    def accelerator_names(self) -> list[str]:
+        """Canonical accelerator names, sorted."""
+        return sorted({e["name"] for e in self._accelerators.values()})
+
     def model(self, model_id: str | None) -> dict | None:
         """Entry for a Hugging Face id (case-insensitive, aliases included), or None."""
         if not isinstance(model_id, str):

@@ -98,7 +98,10 @@ def _schema_findings(node: YNode, data: Any, display: str) -> list[Finding]:
     out = []
     for err in manifest_validator().iter_errors(data):
         if err.context:
-            err = best_match(err.context) or err
+            # oneOf [null, {...}]: "is not of type 'null'" says nothing; explain the real branch
+            useful = [e for e in err.context if not (e.validator == "type" and e.validator_value == "null")
+                      and not (e.validator == "type" and e.validator_value == "string" and isinstance(e.instance, dict))]
+            err = best_match(useful or err.context) or err
         path = tuple(err.absolute_path)
         target = walk_path(node, path)
         span = target.span if target is not None else _file_span(display)
@@ -117,6 +120,27 @@ def _schema_findings(node: YNode, data: Any, display: str) -> list[Finding]:
                 and not isinstance(target.value, str):
             message += f" (YAML read `{target.text}` as {type(target.value).__name__}; quote it)"
         out.append(Finding("SUB001", f"{where}: {message}", span))
+    return out
+
+
+def _unknown_names(node: YNode, data: dict) -> list[Finding]:
+    """Warnings for an accelerator or model the knowledge base does not know: the hardware
+    and parser-family checks cannot run for them."""
+    import difflib
+
+    from .knowledge import knowledge
+
+    kb = knowledge()
+    out = []
+    system = data.get("system") if isinstance(data.get("system"), dict) else {}
+    acc = system.get("accelerator")
+    target = walk_path(node, ("system", "accelerator"))
+    if isinstance(acc, str) and acc and kb.accelerator(acc) is None and target is not None:
+        names = kb.accelerator_names()
+        close = difflib.get_close_matches(acc, names, n=1, cutoff=0.5)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(names)}"
+        out.append(Finding("SUB001", f"system/accelerator: '{acc}' is not in the knowledge base (rules/accelerators.yaml), "
+                                     f"so hardware checks are skipped{hint}", target.span, level="warning"))
     return out
 
 
@@ -163,6 +187,7 @@ def load_submission(root: str) -> Submission:
         return sub
     sub.manifest = data
     sub.findings.extend(_schema_findings(node, data, mdisplay))
+    sub.findings.extend(_unknown_names(node, data))
 
     seen: set[str] = set()
     for key in ("launch", "configs"):
@@ -194,8 +219,15 @@ def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: S
         sub.launches.append((tf.display, parse_args_file(tf.text, tf.display), role, True))
     else:
         script = parse_shell(tf.text, tf.display)
-        for span in script.errors[:1]:
-            sub.findings.append(Finding("IO001", f"shell syntax error in {tf.display}; commands after it may be misread", span, level="warning"))
+        if script.errors:
+            first_line = min(e.line for e in script.errors)
+            span = min((e for e in script.errors if e.line == first_line),
+                       key=lambda e: (e.end_line - e.line, e.end_col - e.col))
+            line = tf.lines[span.line - 1] if span.line <= len(tf.lines) else ""
+            near = line[span.col - 1:span.col + 39].strip() if span.end_line == span.line else line[span.col - 1:].strip()[:40]
+            sub.findings.append(Finding(
+                "IO001", f"shell syntax error near '{near}' (unbalanced quote, bracket or keyword?); "
+                         "the commands around it may be misread", span, level="warning"))
         sub.launches.append((tf.display, script, role, False))
 
 

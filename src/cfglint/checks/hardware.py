@@ -49,10 +49,10 @@ def check_sm120_marlin(ctx: Context):
         where = f" on {system.get('accelerator')} ({acc.get('arch')}, {here(acc_span.span)})" if acc_span else ""
         if runner is None:
             yield Finding("HW001",
-                          f"{precision} MoE model{where} without {flag}: {failures.get('default', 'the default runner fails')}; "
+                          f"the {precision} MoE model runs{where} without {flag}: {failures.get('default', 'the default runner fails')}; "
                           f"add {flag} marlin", p.span, related=related)
         else:
             why = failures.get(str(runner.value).lower(), f"{runner.value} is not known to work on sm120")
             yield Finding("HW001",
-                          f"{flag} {runner.value} for a {precision} MoE model{where}: {why}; use {flag} marlin",
+                          f"{flag} {runner.value} for the {precision} MoE model{where}: {why}; use {flag} marlin",
                           runner.span, related=related, fix="marlin")

@@ -53,11 +53,12 @@ def _suggest(kb: Knowledge, ref: ParserRef, registry: dict) -> str:
     hints = []
     if close:
         hints.append("did you mean " + " or ".join(f"'{c}'" for c in close) + "?")
-    elsewhere = [ENGINE_NAMES.get(e, e) for e in kb.parsers
+    elsewhere = [ENGINE_NAMES.get(e, e) + "'s" for e in kb.parsers
                  if e != ref.registry and name in (kb.parser_registry(e, ref.kind) or {})]
     if elsewhere:
-        hints.append(f"'{name}' is {' and '.join(elsewhere)}'s name for it")
-    return (" " + "; ".join(hints)) if hints else ""
+        owners = elsewhere[0] if len(elsewhere) == 1 else ", ".join(elsewhere[:-1]) + " and " + elsewhere[-1]
+        hints.append(f"'{name}' is {owners} spelling")
+    return ("; " + " ".join(hints)) if hints else ""
 
 
 @rule("PRS001", "unknown-parser", "error",
@@ -80,7 +81,7 @@ def check_unknown_parser(ctx: Context):
             continue
         yield Finding("PRS001",
                       f"{ENGINE_NAMES.get(ref.registry, ref.registry)} has no {KIND_NAMES[ref.kind]} parser "
-                      f"'{name}' ({ref.via}).{_suggest(ctx.kb, ref, registry)}",
+                      f"'{name}' ({ref.via}){_suggest(ctx.kb, ref, registry)}",
                       ref.name.span)
 
 

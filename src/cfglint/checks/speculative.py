@@ -71,6 +71,20 @@ def draft_length(p: Process) -> tuple[Located, str, list[Finding]] | None:
     return None
 
 
+# Algorithms that are not interchangeable with the EAGLE family. SGLang runs MTP draft heads
+# through --speculative-algorithm EAGLE/NEXTN, so EAGLE, EAGLE3 and MTP are not told apart.
+DISTINCT = {"DSPARK": "DSPARK", "NGRAM": "NGRAM", "LOOKAHEAD": "NGRAM"}
+
+
+def algorithm(p: Process) -> Located | None:
+    """The speculative algorithm a process launches, upper-cased, with its span."""
+    s = p.settings
+    if p.engine in ("sglang", "trtllm"):
+        alg = s.get("spec_algorithm")
+        return Located(alg.value.upper(), alg.span) if alg is not None and isinstance(alg.value, str) else None
+    return None
+
+
 @rule("SPEC001", "draft-length-mismatch", "error",
       "Speculative draft length does not match the block size or the declared draft tokens.",
       "The number of draft tokens per step decides both speed and memory: DSPARK drafts one "
@@ -87,10 +101,21 @@ def check_draft_length(ctx: Context):
     spec = ctx.manifest.get("speculative_decoding", "absent") if ctx.sub.has_manifest else "absent"
     declared = ctx.declared("speculative_decoding", "draft_tokens") if isinstance(spec, dict) else None
     declared_v = as_int(declared.value) if declared else None
+    declared_alg = spec.get("algorithm") if isinstance(spec, dict) and isinstance(spec.get("algorithm"), str) else None
+    launched_any = False
     for p in ctx.deployment.engine_processes():
+        alg = algorithm(p)
+        if alg is not None and declared_alg is not None and \
+                DISTINCT.get(alg.value) != DISTINCT.get(declared_alg.upper()):
+            node = ctx.declared("speculative_decoding", "algorithm")
+            yield Finding("SPEC001",
+                          f"the launch runs {alg.value} speculative decoding, but the manifest declares "
+                          f"{declared_alg} ({here(node.span)})", alg.span,
+                          related=[(node.span, f"declared algorithm: {declared_alg}")])
         got = draft_length(p)
         if got is None:
             continue
+        launched_any = True
         length, how, issues = got
         yield from issues
         n = as_int(length.value)
@@ -104,3 +129,8 @@ def check_draft_length(ctx: Context):
                           f"{how}, but the manifest declares no speculative decoding (speculative_decoding: null"
                           f"{', ' + here(node.span) if node else ''})",
                           length.span, related=[(node.span, "speculative_decoding: null")] if node else [])
+    procs = ctx.deployment.engine_processes()
+    if declared is not None and procs and not launched_any and not any(p.missing_configs for p in procs):
+        yield Finding("SPEC001",
+                      f"the manifest declares {declared_alg} with {declared_v} draft tokens, but no launched "
+                      f"worker enables speculative decoding", declared.span)

@@ -98,7 +98,7 @@ def check_accelerators(ctx: Context):
             n, anchor, how = got
             span = anchor.span if anchor else p.span
             yield Finding("TOP001",
-                          f"{name} instance uses {n} accelerators ({how}) but the manifest declares "
+                          f"{name} instance uses {n} accelerator{'s' if n != 1 else ''} ({how}) but the manifest declares "
                           f"accelerators_per_instance: {api_v} for role {name} ({here(api.span)})",
                           span, related=[(api.span, f"declared accelerators_per_instance: {api_v}")])
         launched = _launched_instances(ctx, name) if isinstance(name, str) else None
