@@ -6,6 +6,7 @@ configuration error.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -41,6 +42,9 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str)
         for m in result.missing:
             click.echo(f"cfglint: error: no such file or directory: {m}", err=True)
         sys.exit(2)
+    if result.units == 0:
+        click.echo("cfglint: warning: no submission (a directory with submission.yaml) found; "
+                   "pass launch or engine files to lint them on their own", err=True)
     failing = [f for f in result.findings if level_rank(f.level) >= level_rank(fail_level)]
     code = 1 if failing else 0
     rules = all_rules()
@@ -54,6 +58,9 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str)
         body = report.sarif(result.findings, rules, result.sources, code)
     if output:
         try:
+            parent = os.path.dirname(output)
+            if parent:
+                os.makedirs(parent, exist_ok=True)
             with open(output, "w", encoding="utf-8") as fh:
                 fh.write(body)
         except OSError as err:
