@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from support import copy_submission, lint, only, replace_once
 
 KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
@@ -76,12 +78,13 @@ def test_missing_file_and_file_outside_the_submission(tmp_path):
     assert len(found) == 1 and "outside the submission directory" in found[0][4]
 
 
-def test_directory_where_a_file_is_expected(tmp_path):
+@pytest.mark.parametrize("make,message", [(os.mkdir, "is a directory"), (os.mkfifo, "not a regular file")])
+def test_not_a_regular_file_where_a_file_is_expected(tmp_path, make, message):
     d = copy_submission(KIMI_B300, tmp_path)
     os.remove(d / "run.sh")
-    os.mkdir(d / "run.sh")
+    make(d / "run.sh")
     io = only(lint(d), "IO001")
-    assert len(io) == 1 and "is a directory" in io[0][4]
+    assert len(io) == 1 and message in io[0][4]
 
 
 def test_alias_bomb_and_deep_nesting(tmp_path):

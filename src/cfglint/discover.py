@@ -21,6 +21,7 @@ class Targets:
     submissions: list[str] = field(default_factory=list)   # directories, in order
     loose_files: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)        # paths that do not exist
+    named_in_submissions: list[str] = field(default_factory=list)  # files given inside a submission
 
 
 def _submission_of(path: str) -> str | None:
@@ -51,11 +52,17 @@ def discover(paths: list[str]) -> Targets:
             sub = _submission_of(path)
             if sub is not None:
                 subs.add(sub)
+                targets.named_in_submissions.append(os.path.abspath(path))
             else:
                 loose.add(os.path.abspath(path))
     targets.submissions = sorted(subs)
     targets.loose_files = sorted(loose)
     return targets
+
+
+def printable(path: str) -> str:
+    """A path as text: bytes that are not UTF-8 (surrogate-escaped by the OS layer) become U+FFFD."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def display_path(path: str, base: str | None = None) -> str:
@@ -66,7 +73,7 @@ def display_path(path: str, base: str | None = None) -> str:
     try:
         rel = os.path.relpath(ap, base)
     except ValueError:
-        return ap
+        return printable(ap)
     if rel.startswith(".."):
-        return ap.replace(os.sep, "/")
-    return rel.replace(os.sep, "/")
+        return printable(ap.replace(os.sep, "/"))
+    return printable(rel.replace(os.sep, "/"))

@@ -19,6 +19,8 @@ from .model import Located, Span
 from .shell import Command, Word
 from .yamlsrc import YMap, YNode, YScalar, walk_path
 
+PARALLELISM_KEYS = {"tensor_parallel_size", "tensor-parallel-size", "tp-size", "tp_size", "tp"}
+
 ROLES_BY_NAME = (
     (re.compile(r"(^|[^a-z])(ctx|context|prefill)([^a-z]|$)"), "prefill"),
     (re.compile(r"(^|[^a-z])(gen|generation|decode)([^a-z]|$)"), "decode"),
@@ -64,6 +66,9 @@ class Process:
     configs: list[ConfigFile] = field(default_factory=list)
     missing_configs: list[Located] = field(default_factory=list)  # referenced, not published
     synthetic: bool = False         # built from an engine YAML no published command names
+    certain: bool = True            # False: started an unknown number of times
+    unknown: set[str] = field(default_factory=set)     # settings given by a value not known statically
+    flag_names: set[str] = field(default_factory=set)  # every flag / config key the launch sets
 
 
 @dataclass(slots=True)
@@ -99,10 +104,8 @@ def _as_int(text: Any) -> int | None:
         return None
     if isinstance(text, int):
         return text
-    try:
-        return int(str(text).strip())
-    except ValueError:
-        return None
+    t = str(text).strip()
+    return int(t) if re.fullmatch(r"-?[0-9]+", t) else None
 
 
 def _typed(value: Any) -> Any:
@@ -146,7 +149,8 @@ class _Adapter:
                     elif t.startswith(("--env=", "-e=")):
                         self._env_word(Word(t.split("=", 1)[1], t, words[i].span), env)
                         i += 1
-                    elif "=" in t and t.startswith("--") or t in w.get("docker_run_boolean", []):
+                    elif "=" in t and t.startswith("--") or t in w.get("docker_run_boolean", []) \
+                            or re.fullmatch(r"-[dit]{2,3}", t):
                         i += 1
                     else:
                         i += 2
@@ -160,6 +164,11 @@ class _Adapter:
                         if n is not None:
                             ranks = Located(n, words[i + 1].span)
                         i += 2
+                    elif t.split("=", 1)[0] in w.get("mpirun_ranks", []) and "=" in t:
+                        n = _as_int(t.split("=", 1)[1])
+                        if n is not None:
+                            ranks = Located(n, words[i].span)
+                        i += 1
                     elif t == "-x" and i + 1 < len(words):
                         self._env_word(words[i + 1], env)
                         i += 2
@@ -183,6 +192,15 @@ class _Adapter:
                 words = words[i:]
             elif head in w.get("transparent", []):
                 words = words[1:]
+            elif head in (w.get("with_options") or {}):
+                spec = w["with_options"][head]
+                i = 1
+                value_opts = set(spec.get("value_options") or [])
+                while i < len(words) and words[i].text.startswith("-"):
+                    t = words[i].text
+                    i += 2 if (t in value_opts or (spec.get("short_take_value") and not t.startswith("--")
+                                                    and len(t) == 2)) else 1
+                words = words[i + int(spec.get("positional", 0)):]
             else:
                 break
         return words, ranks
@@ -231,8 +249,9 @@ class _Adapter:
                 if t.startswith("--") and "=" in t:
                     name, value = t.split("=", 1)
                     s = w.span
-                    nspan = Span(s.path, s.line, s.col, s.line, s.col + len(name))
-                    vspan = Span(s.path, s.line, s.col + len(name) + 1, s.end_line, s.end_col)
+                    eq = w.raw.find("=") if w.static and "=" in w.raw else len(name)  # "--tp=4": quote before
+                    nspan = Span(s.path, s.line, s.col, s.line, s.col + eq)
+                    vspan = Span(s.path, s.line, s.col + eq + 1, s.end_line, s.end_col)
                     flags.append((Word(name, name, nspan), Word(value, value, vspan, w.static)))
                     i += 1
                     continue
@@ -278,9 +297,11 @@ class _Adapter:
             if ident is None:
                 return None
         kind, engine, orchestrator, launcher, consumed = ident
+        if any(w.text in ("--help", "-h", "--version") for w in words[consumed:]):
+            return None  # prints and exits: not a server
         start_span = words[0].span if words and not bare else cmd.span
         proc = Process(kind=kind, engine=engine, orchestrator=orchestrator, launcher=launcher,
-                       span=start_span, repeat=cmd.repeat, mpi_ranks=ranks)
+                       span=start_span, repeat=cmd.repeat, mpi_ranks=ranks, certain=cmd.certain)
         cvd = env.get("CUDA_VISIBLE_DEVICES")
         if cvd is not None and cvd.static and re.fullmatch(r"\d+(,\d+)*", cvd.text):
             proc.visible_devices = Located(len(cvd.text.split(",")), cvd.span)
@@ -298,8 +319,12 @@ class _Adapter:
                     flag_to_setting.setdefault(n, setting)
             config_flags.update(spec.get("config_flags") or [])
 
+        underscores = any(spec.get("underscore_flags") for spec in tables)
         for flag, value in flags:
             name = flag.text
+            if underscores and name.startswith("--"):
+                name = "--" + name[2:].replace("_", "-")
+            proc.flag_names.add(name)
             if name in config_flags and value is not None:
                 cfg = self.find_config(value.text)
                 if cfg is not None:
@@ -314,6 +339,9 @@ class _Adapter:
                 continue
             if value is None:
                 proc.settings[setting] = Located(True, flag.span)
+            elif not value.static:
+                proc.settings.pop(setting, None)
+                proc.unknown.add(setting)
             else:
                 b = _as_bool(value.text) if name in booleans else None
                 proc.settings[setting] = Located(b if b is not None else _typed(value.text), value.span)
@@ -346,6 +374,7 @@ class _Adapter:
             return
         spec = self.engines.get(proc.engine or "", {})
         if spec.get("config_keys") == "llm_api" or proc.engine == "trtllm":
+            proc.flag_names.update(k.value for k, _ in root.items if isinstance(k.value, str))
             for setting, path in (self.engines.get("trtllm", {}).get("llm_api_keys") or {}).items():
                 node = walk_path(root, tuple(path))
                 if isinstance(node, YScalar) and node.value is not None:
@@ -356,6 +385,8 @@ class _Adapter:
             for n in names:
                 flag_to_setting.setdefault(n, setting)
         for key, node in root.items:
+            if isinstance(key.value, str):
+                proc.flag_names.add("--" + key.value.replace("_", "-"))
             if not isinstance(key.value, str) or not isinstance(node, YScalar):
                 continue
             flag = "--" + key.value.replace("_", "-")
@@ -457,8 +488,9 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
             for role, loc in server_config_instances(cfg.root).items():
                 dep.instances.setdefault(role, loc)
             continue
-        if cfg.used_by or not isinstance(cfg.root, YMap) or not adapter.default_engine:
-            continue
+        if cfg.used_by or not isinstance(cfg.root, YMap) or not adapter.default_engine \
+                or not any(isinstance(k.value, str) and k.value in PARALLELISM_KEYS for k, _ in cfg.root.items):
+            continue  # only an engine YAML that states its parallelism stands for a worker
         proc = Process(kind="engine", engine=adapter.default_engine, orchestrator=adapter.default_orchestrator,
                        launcher=f"engine config {cfg.display}", span=_first_key_span(cfg.root, cfg.display),
                        configs=[cfg], synthetic=True)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .checks import all_rules, run_checks
-from .discover import discover, display_path
+import os
+
+from .discover import MANIFEST, discover, display_path
 from .extract import extract
 from .knowledge import knowledge
 from .load import Submission, load_loose_file, load_submission
@@ -32,30 +34,41 @@ def lint_unit(sub: Submission) -> list[Finding]:
     return findings
 
 
+def _with_unlisted(jobs, named: list[str], read: set[str]):
+    """The jobs, then each file given on the command line inside a submission that its manifest
+    does not name (a new script, say): linted on its own so it is not silently skipped."""
+    yield from jobs
+    for path in named:
+        if os.path.basename(path) != MANIFEST and os.path.realpath(path) not in read:
+            yield load_loose_file, path
+
+
 def lint_paths(paths: list[str]) -> LintResult:
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
     jobs = [(load_submission, d) for d in targets.submissions] + [(load_loose_file, f) for f in targets.loose_files]
-    for load, path in jobs:
+    read: set[str] = set()
+    for load, path in _with_unlisted(jobs, targets.named_in_submissions, read):
+        result.units += 1
         try:
             sub = load(path)
             findings = lint_unit(sub)
         except Exception as err:  # a bug in cfglint: report it on this unit, check the others
-            shown = display_path(path)
+            shown = display_path(os.path.join(path, MANIFEST) if os.path.isdir(path) else path)
             findings = [Finding("IO001", f"cfglint internal error while checking {shown}: "
                                 f"{type(err).__name__}: {err}; please report this", Span(shown, 1, 1, 1, 1), level="error")]
             sub = None
         if sub is not None:
             for tf in sub.texts:
                 result.sources[tf.display] = tf.lines
+                read.add(os.path.realpath(tf.path))
         for f in findings:
             key = (f.rule_id, f.span, f.message)
             if key in seen:
                 continue
             seen.add(key)
             result.findings.append(f)
-    result.units = len(jobs)
     result.findings.sort(key=Finding.sort_key)
     return result
 

@@ -46,11 +46,13 @@ def _file_span(display: str) -> Span:
     return Span(display, 1, 1, 1, 1)
 
 
-def _read(path: str, display: str, sub: Submission) -> TextFile | None:
+def _read(path: str, display: str, sub: Submission, named_at: Span | None = None) -> TextFile | None:
+    """Read a file; on failure an IO001 finding at ``named_at`` (the manifest entry naming the
+    file) or, without one, at the file itself."""
     try:
         tf = read_text(path, display)
     except ReadError as err:
-        sub.findings.append(Finding("IO001", f"cannot read {display}: {err}", _file_span(display)))
+        sub.findings.append(Finding("IO001", f"cannot read {display}: {err}", named_at or _file_span(display)))
         return None
     sub.texts.append(tf)
     return tf
@@ -99,9 +101,19 @@ def _schema_findings(node: YNode, data: Any, display: str) -> list[Finding]:
     for err in manifest_validator().iter_errors(data):
         if err.context:
             # oneOf [null, {...}]: "is not of type 'null'" says nothing; explain the real branch
-            useful = [e for e in err.context if not (e.validator == "type" and e.validator_value == "null")
-                      and not (e.validator == "type" and e.validator_value == "string" and isinstance(e.instance, dict))]
-            err = best_match(useful or err.context) or err
+            # oneOf of several shapes: an error inside the branch of the right shape says what is
+            # wrong; if every branch fails on its type, say which types are allowed
+            inner = [e for e in err.context if e.validator != "type"]
+            if inner:
+                err = best_match(inner) or err
+            else:
+                types = sorted({str(e.validator_value) for e in err.context})
+                target = walk_path(node, tuple(err.absolute_path))
+                where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+                shown = target.text if isinstance(target, YScalar) else type(err.instance).__name__
+                out.append(Finding("SUB001", f"{where}: {shown!r} is not of type {' or '.join(types)}",
+                                   target.span if target is not None else _file_span(display)))
+                continue
         path = tuple(err.absolute_path)
         target = walk_path(node, path)
         span = target.span if target is not None else _file_span(display)
@@ -117,7 +129,7 @@ def _schema_findings(node: YNode, data: Any, display: str) -> list[Finding]:
             ks = key_span(node, path)
             span = ks or Span(display, target.span.line, target.span.col, target.span.line, target.span.col + 1)
         if err.validator == "type" and isinstance(target, YScalar) and err.validator_value == "string" \
-                and not isinstance(target.value, str):
+                and target.value is not None and not isinstance(target.value, str):
             message += f" (YAML read `{target.text}` as {type(target.value).__name__}; quote it)"
         out.append(Finding("SUB001", f"{where}: {message}", span))
     return out
@@ -202,7 +214,7 @@ def load_submission(root: str) -> Submission:
             if full in seen:
                 continue
             seen.add(full)
-            ftf = _read(full, display_path(full), sub)
+            ftf = _read(full, display_path(full), sub, named_at=span if os.path.isdir(full) else None)
             if ftf is None:
                 continue
             _load_file(ftf, rel, role, key == "configs", sub)

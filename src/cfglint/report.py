@@ -27,6 +27,14 @@ def _line_text(sources: dict[str, list[str]], f: Finding) -> str | None:
     return lines[f.span.line - 1]
 
 
+def _pad(prefix: str) -> str:
+    """Blank space as wide as ``prefix`` on a terminal: tabs kept, wide (CJK) characters doubled."""
+    import unicodedata
+
+    return "".join("\t" if c == "\t" else ("  " if unicodedata.east_asian_width(c) in "WF" else " ")
+                   for c in prefix)
+
+
 def text(findings: list[Finding], sources: dict[str, list[str]], summary: str) -> str:
     """``path:line:col: ID [level] message`` followed by the offending line and a caret."""
     out = []
@@ -37,7 +45,7 @@ def text(findings: list[Finding], sources: dict[str, list[str]], summary: str) -
         if line is not None and len(line) <= 400:
             width = max(1, (s.end_col - s.col) if s.end_line == s.line else len(line) - s.col + 1)
             out.append(f"    {line}")
-            out.append("    " + " " * (s.col - 1) + "^" * width)
+            out.append("    " + _pad(line[: s.col - 1]) + "^" * width)
     out.append(summary)
     return "\n".join(out) + "\n"
 

@@ -19,7 +19,8 @@ from functools import lru_cache
 
 from .model import Located, Span
 
-PLACEHOLDER = re.compile(rb"<([A-Za-z0-9][A-Za-z0-9_.:/+-]*)>")
+# <host-path>, <0..1>, <model path>: not a heredoc (<<), here-string or process substitution <(
+PLACEHOLDER = re.compile(rb"(?<![<$])<([A-Za-z0-9][A-Za-z0-9_.:/+ -]*)>")
 _ESCAPED = re.compile(r"\\(.)", re.S)
 
 
@@ -42,6 +43,7 @@ class Command:
     exported: dict[str, Word]
     span: Span
     repeat: Located | None = None  # number of literal loop iterations, with the loop's span
+    certain: bool = True           # False: runs an unknown number of times (branch, loop, function)
 
 
 @dataclass(slots=True)
@@ -64,12 +66,22 @@ class _Positions:
     def __init__(self, data: bytes, path: str):
         self.data = data
         self.path = path
-        self.starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
+        self.starts = [0]
+        i = data.find(b"\n")
+        while i != -1:
+            self.starts.append(i + 1)
+            i = data.find(b"\n", i + 1)
+        self.ascii_rows: dict[int, bool] = {}
 
     def point(self, row: int, col_bytes: int) -> tuple[int, int]:
         start = self.starts[row] if row < len(self.starts) else len(self.data)
-        col = len(self.data[start:start + col_bytes].decode("utf-8", "replace"))
-        return row + 1, col + 1
+        ascii_line = self.ascii_rows.get(row)
+        if ascii_line is None:
+            end = self.starts[row + 1] if row + 1 < len(self.starts) else len(self.data)
+            ascii_line = self.ascii_rows[row] = self.data[start:end].isascii()
+        if ascii_line:  # the usual case: O(1) per word, even on a 1 MB line
+            return row + 1, col_bytes + 1
+        return row + 1, len(self.data[start:start + col_bytes].decode("utf-8", "replace")) + 1
 
     def span(self, node) -> Span:
         l1, c1 = self.point(*node.start_point)
@@ -80,7 +92,7 @@ class _Positions:
 def parse_shell(text: str, path: str) -> ShellScript:
     """Parse a launch script. Never raises for bad input: syntax errors land in ``errors``."""
     data = text.encode("utf-8")
-    masked = PLACEHOLDER.sub(lambda m: b"_" + m.group(1) + b"_", data)
+    masked = PLACEHOLDER.sub(lambda m: b"_" + m.group(1).replace(b" ", b"_") + b"_", data)
     tree = _parser().parse(masked)
     walker = _Walker(data, _Positions(data, path))
     walker.visit(tree.root_node, 1, None)
@@ -130,12 +142,15 @@ class _Walker:
         return self.src(node), False
 
     # -- statements --------------------------------------------------------------------
-    def visit(self, node, repeat: int, loop_span: Span | None) -> None:
+    def visit(self, node, repeat: int, loop_span: Span | None, certain: bool = True) -> None:
+        """``repeat``: how many times a literal loop runs what is inside; ``certain``: False
+        inside branches, non-literal loops, functions and ``||`` alternatives, where how often
+        a command runs cannot be known statically."""
         t = node.type
         if t == "ERROR" or node.is_missing:
             self.script.errors.append(self.pos.span(node))
         if t == "command":
-            self.command(node, repeat, loop_span)
+            self.command(node, repeat, loop_span, certain)
             return
         if t == "variable_assignment":
             self.assign(node, export=False)
@@ -149,20 +164,24 @@ class _Walker:
         if t == "for_statement":
             values = node.children_by_field_name("value")
             body = node.child_by_field_name("body")
-            count = repeat
-            if values and all(v.type in ("word", "number", "raw_string") for v in values):
-                count = repeat * len(values)
-                loop_span = self.pos.span(node)
+            literal = bool(values) and all(v.type in ("word", "number", "raw_string") for v in values)
+            count = repeat * len(values) if literal else repeat
+            inner_span = self.pos.span(node) if literal else loop_span
             for child in node.children:
                 if body is not None and child == body:
-                    self.visit(child, count, loop_span if count != repeat else None)
+                    self.visit(child, count, inner_span, certain and literal)
                 elif child.type not in ("word", "number", "raw_string", "variable_name"):
-                    self.visit(child, repeat, loop_span)
+                    self.visit(child, repeat, loop_span, certain)
             return
         if t in ("heredoc_body", "comment"):
             return
+        if t in ("if_statement", "case_statement", "while_statement", "c_style_for_statement",
+                 "function_definition", "until_statement"):
+            certain = False
+        elif t == "list" and any(c.type == "||" for c in node.children):
+            certain = False
         for child in node.children:
-            self.visit(child, repeat, loop_span)
+            self.visit(child, repeat, loop_span, certain)
 
     def assign(self, node, export: bool) -> Word | None:
         name_node = node.child_by_field_name("name")
@@ -180,7 +199,7 @@ class _Walker:
             self.exported[name] = w
         return w
 
-    def command(self, node, repeat: int, loop_span: Span | None) -> None:
+    def command(self, node, repeat: int, loop_span: Span | None, certain: bool = True) -> None:
         words: list[Word] = []
         assignments: dict[str, Word] = {}
         for child in node.children:
@@ -201,4 +220,4 @@ class _Walker:
             return
         rep = Located(repeat, loop_span) if loop_span is not None and repeat > 1 else None
         self.script.commands.append(
-            Command(words, assignments, dict(self.exported), self.pos.span(node), rep))
+            Command(words, assignments, dict(self.exported), self.pos.span(node), rep, certain))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from dataclasses import dataclass
 
 NUL = b"\x00"
@@ -38,9 +39,12 @@ def read_text(path: str, display: str, max_bytes: int = MAX_BYTES) -> TextFile:
     NUL bytes (binary), UTF-16/32 byte-order marks, invalid UTF-8.
     """
     try:
-        if os.path.isdir(path):
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode):
             raise ReadError("is a directory, expected a file")
-        size = os.path.getsize(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise ReadError("not a regular file (FIFO, socket or device); it is not read")
+        size = st.st_size
         if size > max_bytes:
             raise ReadError(f"file is {size} bytes, over the {max_bytes}-byte limit")
         with open(path, "rb") as fh:

@@ -8,6 +8,7 @@ Rules whose findings come from the load stage (IO001, SUB001, SUB002) are regist
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -31,6 +32,7 @@ class Rule:
 
 
 REGISTRY: dict[str, Rule] = {}
+_INT = re.compile(r"-?[0-9]+")  # ASCII digits only: str.isdigit() accepts '²'
 
 
 def rule(id: str, name: str, level: str, summary: str, explanation: str,
@@ -101,7 +103,7 @@ def as_int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and _INT.fullmatch(value.strip()):
         return int(value)
     return None
 

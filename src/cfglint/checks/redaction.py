@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from ..model import Finding, Span
@@ -9,8 +10,10 @@ from . import Context, rule
 
 # An absolute path starts at a '/' that does not continue a word, a placeholder, a variable
 # or a relative path, and runs to whitespace, a quote, a separator or a closing bracket.
-_PATH = re.compile(r"/[A-Za-z0-9_.@+~-][^\s'\"`,;:)}\]|<>]*")
-_BEFORE_OK = set(" \t=\"'(:[{,")
+_PATH = re.compile(r"/+[A-Za-z0-9_.@+~-][^\s'\"`,;:)}\]|<>]*")
+_BEFORE_OK = set(" \t=\"'(:[{,>")
+_PLACEHOLDER_BEFORE = re.compile(r"<[^<>\s]+>$")
+_SHORT_OPTION_BEFORE = re.compile(r"(^|\s)-[A-Za-z]$")   # -v/home/alice:/models
 
 
 @rule("RED001", "unredacted-host-path", "error",
@@ -30,12 +33,21 @@ def check_host_paths(ctx: Context):
                 continue
             for m in _PATH.finditer(line):
                 start = m.start()
-                if start > 0 and line[start - 1] not in _BEFORE_OK:
+                before = line[:start]
+                if before and before[-1] not in _BEFORE_OK and not _SHORT_OPTION_BEFORE.search(before):
                     continue
-                if start > 0 and line[start - 1] == ":" and line[start + 1:start + 2] == "/":
-                    continue  # a URL scheme (tcp://, http://)
+                if before.endswith(">") and _PLACEHOLDER_BEFORE.search(before):
+                    continue  # <host-path>/hf-cache: already redacted
                 path = m.group(0)
-                why = next((w for p, w in prefixes if path.startswith(p) or path == p.rstrip("/")), None)
+                if before.endswith(":") and path.startswith("//"):
+                    if not before.endswith("file:"):
+                        continue  # a URL (tcp://, http://host/...)
+                    path = path[2:]
+                    start += 2
+                path = "/" + path.lstrip("/")
+                start = m.end() - len(path)
+                normalized = posixpath.normpath(path)
+                why = next((w for p, w in prefixes if normalized.startswith(p) or normalized == p.rstrip("/")), None)
                 if why is None:
                     continue
                 span = Span(tf.display, lineno, start + 1, lineno, start + 1 + len(path))

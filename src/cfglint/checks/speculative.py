@@ -59,7 +59,7 @@ def draft_length(p: Process) -> tuple[Located, str, list[Finding]] | None:
             return None
         try:
             data = json.loads(cfg.value)
-        except ValueError:
+        except (ValueError, RecursionError):
             try:
                 data = ast.literal_eval(cfg.value)
             except (ValueError, SyntaxError, MemoryError, RecursionError):
@@ -98,7 +98,8 @@ def algorithm(p: Process) -> Located | None:
        "vllm-project/vllm vllm/config/speculative.py (num_speculative_tokens)",
        "seed 001: DeepSeek V4 Pro 0813 'DSpark (draft length 6)' with max_draft_len 6 / block_size 6"))
 def check_draft_length(ctx: Context):
-    spec = ctx.manifest.get("speculative_decoding", "absent") if ctx.sub.has_manifest else "absent"
+    # DESIGN.md: speculative_decoding is optional, "omit or null when none"
+    spec = ctx.manifest.get("speculative_decoding") if ctx.sub.has_manifest else "no manifest"
     declared = ctx.declared("speculative_decoding", "draft_tokens") if isinstance(spec, dict) else None
     declared_v = as_int(declared.value) if declared else None
     declared_alg = spec.get("algorithm") if isinstance(spec, dict) and isinstance(spec.get("algorithm"), str) else None
@@ -130,7 +131,8 @@ def check_draft_length(ctx: Context):
                           f"{', ' + here(node.span) if node else ''})",
                           length.span, related=[(node.span, "speculative_decoding: null")] if node else [])
     procs = ctx.deployment.engine_processes()
-    if declared is not None and procs and not launched_any and not any(p.missing_configs for p in procs):
+    unreadable = any(p.missing_configs or any("speculative" in f for f in p.flag_names) for p in procs)
+    if declared is not None and procs and not launched_any and not unreadable:
         yield Finding("SPEC001",
                       f"the manifest declares {declared_alg} with {declared_v} draft tokens, but no launched "
                       f"worker enables speculative decoding", declared.span)

@@ -17,7 +17,11 @@ def gpus_per_instance(p: Process) -> tuple[int, Located | None, str] | None:
     inside TP. Sources: rules/engines.yaml.
     """
     s = p.settings
+    if p.unknown & {"tp", "pp", "dp", "cp"}:
+        return None  # e.g. --tp-size "$TP": not known before launch
     values = {k: as_int(s[k].value) if k in s else None for k in ("tp", "pp", "dp", "cp")}
+    if any(k in s and values[k] is None for k in values):
+        return None  # a placeholder such as <tp>
     if all(v is None for v in values.values()):
         if p.missing_configs:  # parallelism is in an engine YAML that is not published
             if p.mpi_ranks is not None:
@@ -48,7 +52,7 @@ def _launched_instances(ctx: Context, role: str) -> tuple[int, Located | None] |
         loc = dep.instances[role]
         return loc.value, loc
     procs = [p for p in dep.engine_processes() if p.role is not None and p.role.value == role]
-    if not procs or any(p.synthetic or p.launcher.endswith("worker arguments") for p in procs):
+    if not procs or any(p.synthetic or not p.certain or p.launcher.endswith("worker arguments") for p in procs):
         return None
     count = 0
     for p in procs:

@@ -1,0 +1,134 @@
+"""Regressions from trying to break cfglint: hostile or unusual input gives a clear finding or
+none, never a traceback, a hang, or a false positive."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import copy_submission, lint, only, replace_once
+
+KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
+KIMI_1P1D = "nvidia/kimi-k3/gb300-dynamo-sglang-1p1d-hicache-mooncake"
+CFGLINT = Path(sys.executable).parent / "cfglint"
+
+
+@pytest.mark.parametrize("value", ["²", "--8", "8.5"])
+def test_odd_numbers_are_not_a_crash(tmp_path, value):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--tp-size 8", f"--tp-size={value}")
+    assert not any("internal error" in f[4] for f in lint(d))
+
+
+def test_non_utf8_file_name_in_every_format(tmp_path):
+    bad = os.fsdecode(b"bad\xff.sh")
+    (tmp_path / bad).write_text("sglang serve --model-path /home/a/b\n")
+    for fmt in ("text", "json", "sarif", "github"):
+        out = tmp_path / f"out.{fmt}"
+        proc = subprocess.run([str(CFGLINT), "check", bad, "-f", fmt, "-o", str(out)], cwd=tmp_path,
+                              capture_output=True, text=True)
+        assert proc.returncode == 1, proc.stderr
+        assert "Traceback" not in proc.stderr
+        if fmt in ("json", "sarif"):
+            json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("tp", ['"$TP"', "${TP:-8}", '"$(nproc)"', "<tp>"])
+def test_values_not_known_statically_are_not_guessed(tmp_path, tp):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--tp-size 8", f"--tp-size {tp}")
+    assert only(lint(d), "TOP001") == []
+
+
+@pytest.mark.parametrize("loop", ["for i in $(seq 2); do", "for i in {0..1}; do", "for ((i=0; i<2; i++)); do",
+                                  'if [ -n "$X" ]; then'])
+def test_commands_run_an_unknown_number_of_times_are_not_counted(tmp_path, loop):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "submission.yaml", "instances: 1", "instances: 2")
+    replace_once(d / "submission.yaml", "accelerators_used: 8", "accelerators_used: 16")
+    replace_once(d / "submission.yaml", "accelerators_total: 8", "accelerators_total: 16")
+    text = (d / "run.sh").read_text()
+    end = "fi" if loop.startswith("if") else "done"
+    (d / "run.sh").write_text(f"{loop}\n{text.rstrip()} &\n{end}\n")
+    assert only(lint(d), "TOP001") == []
+
+
+def test_a_literal_loop_is_counted(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    text = (d / "run.sh").read_text()
+    (d / "run.sh").write_text(f"for i in 0 1; do\n{text.rstrip()} &\ndone\n")
+    found = only(lint(d), "TOP001")
+    assert len(found) == 1 and "the launch starts 2 server instance(s)" in found[0][4]
+
+
+def test_help_is_not_a_server_and_wrappers_are_unwrapped(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    text = (d / "run.sh").read_text()
+    (d / "run.sh").write_text("sglang serve --help || true\n" +
+                              text.replace("docker run", "numactl --interleave=all timeout 3600 docker run -itd"))
+    assert lint(d) == []
+
+
+def test_placeholder_with_a_space_is_a_word(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--model-path moonshotai/Kimi-K3", "--model-path <model path>")
+    assert lint(d) == []
+
+
+def test_args_file_tabs_quotes_and_several_flags_per_line(tmp_path):
+    d = copy_submission(KIMI_1P1D, tmp_path)
+    replace_once(d / "decode.args", "--tensor-parallel-size 8", "--trust-remote-code --tensor-parallel-size\t8")
+    replace_once(d / "decode.args", "--reasoning-parser kimi_k3", '--reasoning-parser "kimi_k3"')
+    assert lint(d) == []
+    line = replace_once(d / "decode.args", "--tensor-parallel-size\t8", "--tensor-parallel-size\t4")
+    found = only(lint(d), "TOP001")
+    assert len(found) == 1 and found[0][1:4] == ("decode.args", line, 44)
+
+
+def test_vllm_underscore_flags(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve m --tensor_parallel_size 8 --reasoning_parser kimi-k3\n")
+    found = lint(script)
+    assert [f[0] for f in found] == ["PRS001"] and found[0][3] == 58
+
+
+@pytest.mark.parametrize("line,col", [("docker run -v/home/alice/m:/models img", 14),
+                                      ("echo ok >/scratch/alice/log", 10),
+                                      ("X=file:///home/alice/k3", 10)])
+def test_red001_more_shapes(tmp_path, line, col):
+    script = tmp_path / "run.sh"
+    script.write_text(line + "\n")
+    assert [(f[0], f[3]) for f in lint(script)] == [("RED001", col)]
+
+
+def test_red001_urls_and_redacted_paths_are_fine(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text("curl http://localhost:2379/home/x tcp://*:20081 -v <host-path>/hf:/root/.cache\n")
+    assert lint(script) == []
+
+
+def test_unlisted_file_inside_a_submission_is_still_checked(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    (d / "extra.sh").write_text("ls /home/alice/x\n")
+    result = [(f.rule_id, Path(f.span.path).name) for f in __import__("cfglint.lint", fromlist=["x"]).lint_paths([str(d / "extra.sh")]).findings]
+    assert result == [("RED001", "extra.sh")]
+
+
+def test_quoted_equals_flag_value_position(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--tp-size 8", '"--tp-size=4"')
+    found = only(lint(d), "TOP001")
+    assert found[0][3] == 68
+
+
+def test_schema_message_for_a_bad_speculative_block(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "submission.yaml", "speculative_decoding: null",
+                 "speculative_decoding:\n  algorithm: eagle\n  draft_tokens: 2")
+    found = only(lint(d), "SUB001")
+    assert len(found) == 1 and "'eagle' is not one of" in found[0][4]
