@@ -90,6 +90,7 @@ def test_top001_attention_dp_adds_no_accelerators(tmp_path):
     replace_once(d / "ifb_config.yaml", "enable-dp-attention: true", "enable-dp-attention: false")
     found = only(lint(d), "TOP001")
     assert len(found) == 1 and "uses 64 accelerators (TP 8 x DP 8 replicas)" in found[0][4]
+    assert "add --enable-dp-attention" in found[0][4]
 
 
 # -- SPEC001 -----------------------------------------------------------------------------

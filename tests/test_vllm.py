@@ -47,6 +47,7 @@ def test_vllm_speculative_config_json(tmp_path):
     replace_once(d / "run.sh", '"num_speculative_tokens": 3', '"num_speculative_tokens": 5')
     found = only(lint(d), "SPEC001")
     assert len(found) == 1 and "eagle3 num_speculative_tokens 5" in found[0][4]
+    assert (found[0][2], found[0][3]) == (5, 72)  # the 5 inside the JSON
 
 
 def test_vllm_sglang_parser_spelling(tmp_path):

@@ -27,9 +27,12 @@ def check_sm120_marlin(ctx: Context):
     precisions = {p.upper() for p in quirk.get("precisions") or []}
     precision = ctx.manifest.get("precision")
     model = ctx.kb.model(ctx.manifest.get("model"))
-    fp4 = (isinstance(precision, str) and precision.upper() in precisions) or \
-        (model is not None and str(model.get("checkpoint_precision", "")).upper() in precisions)
-    if not fp4:
+    checkpoint = str((model or {}).get("checkpoint_precision") or "").upper()
+    if isinstance(precision, str) and precision.upper() in precisions:
+        what = precision
+    elif checkpoint in precisions:
+        what = f"{checkpoint} checkpoint of the"  # the served weights are FP4 whatever the page says
+    else:
         return
     if model is not None and model.get("moe") is False:
         return
@@ -49,10 +52,10 @@ def check_sm120_marlin(ctx: Context):
         where = f" on {system.get('accelerator')} ({acc.get('arch')}, {here(acc_span.span)})" if acc_span else ""
         if runner is None:
             yield Finding("HW001",
-                          f"the {precision} MoE model runs{where} without {flag}: {failures.get('default', 'the default runner fails')}; "
+                          f"the {what} MoE model runs{where} without {flag}: {failures.get('default', 'the default runner fails')}; "
                           f"add {flag} marlin", p.span, related=related)
         else:
             why = failures.get(str(runner.value).lower(), f"{runner.value} is not known to work on sm120")
             yield Finding("HW001",
-                          f"{flag} {runner.value} for the {precision} MoE model{where}: {why}; use {flag} marlin",
+                          f"{flag} {runner.value} for the {what} MoE model{where}: {why}; use {flag} marlin",
                           runner.span, related=related, fix="marlin")

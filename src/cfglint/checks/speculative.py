@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 
 from ..extract import Process
-from ..model import Finding, Located
+from ..model import Finding, Located, Span
 from . import Context, as_int, here, rule
 
 
@@ -67,7 +68,13 @@ def draft_length(p: Process) -> tuple[Located, str, list[Finding]] | None:
         n = data.get("num_speculative_tokens") if isinstance(data, dict) else None
         if as_int(n) is None:
             return None
-        return Located(as_int(n), cfg.span), f"{data.get('method', 'speculative')} num_speculative_tokens {n}", issues
+        span = cfg.span
+        m = re.search(r"num_speculative_tokens\W+(\d+)", cfg.value)
+        if m and span.line == span.end_line and (span.end_col - span.col) >= len(cfg.value):
+            quote = (span.end_col - span.col - len(cfg.value)) // 2  # the word's opening quote, if any
+            col = span.col + quote + m.start(1)
+            span = Span(span.path, span.line, col, span.line, col + len(m.group(1)))
+        return Located(as_int(n), span), f"{data.get('method', 'speculative')} num_speculative_tokens {n}", issues
     return None
 
 

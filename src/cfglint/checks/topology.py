@@ -101,9 +101,12 @@ def check_accelerators(ctx: Context):
                 continue
             n, anchor, how = got
             span = anchor.span if anchor else p.span
+            hint = ""
+            if p.engine == "sglang" and "DP" in how and r.get("attention_dp") is True:
+                hint = "; the manifest declares attention_dp: true: add --enable-dp-attention so DP runs inside TP"
             yield Finding("TOP001",
                           f"{name} instance uses {n} accelerator{'s' if n != 1 else ''} ({how}) but the manifest declares "
-                          f"accelerators_per_instance: {api_v} for role {name} ({here(api.span)})",
+                          f"accelerators_per_instance: {api_v} for role {name} ({here(api.span)}){hint}",
                           span, related=[(api.span, f"declared accelerators_per_instance: {api_v}")])
         launched = _launched_instances(ctx, name) if isinstance(name, str) else None
         if launched is not None and inst_v is not None and launched[0] != inst_v:
