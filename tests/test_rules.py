@@ -79,9 +79,10 @@ def test_top001_for_loop_instances(tmp_path):
 
 def test_top001_pipeline_parallel_counts(tmp_path):
     d = copy_submission(KIMI_PP2, tmp_path)
-    line = replace_once(d / "decode.args", "--pipeline-parallel-size 2", "--pipeline-parallel-size 1")
+    replace_once(d / "decode.args", "--pipeline-parallel-size 2", "--pipeline-parallel-size 1")
     found = only(lint(d), "TOP001")
     assert len(found) == 1 and "decode instance uses 4 accelerators (TP 4)" in found[0][4]
+    assert found[0][1] == "decode.args"
 
 
 def test_top001_attention_dp_adds_no_accelerators(tmp_path):

@@ -81,6 +81,16 @@ class Deployment:
 
 
 # ---------------------------------------------------------------------------------------
+def _flag_table(tables: list[dict]) -> dict[str, str]:
+    """Flag name -> canonical setting, from engine tables (the first table that names a flag wins)."""
+    out: dict[str, str] = {}
+    for spec in tables:
+        for setting, names in (spec.get("settings") or {}).items():
+            for n in names:
+                out.setdefault(n, setting)
+    return out
+
+
 def role_from_name(path: str) -> str | None:
     """prefill / decode from a file name such as ``ctx_config.yaml`` or ``decode.args``."""
     base = os.path.basename(path).lower()
@@ -268,9 +278,9 @@ class _Adapter:
         return flags, positionals
 
     def find_config(self, ref: str) -> ConfigFile | None:
-        norm = ref.lstrip("./")
+        norm = os.path.normpath(ref)
         for cfg in self.configs:
-            if cfg.path == norm or cfg.path == ref:
+            if cfg.path == norm:
                 return cfg
         base = os.path.basename(ref)
         for cfg in self.configs:
@@ -311,13 +321,8 @@ class _Adapter:
         for spec in tables:
             booleans.update(spec.get("boolean_flags") or [])
         flags, positionals = self.parse_args(words[consumed:], booleans)
-        flag_to_setting: dict[str, str] = {}
-        config_flags: set[str] = set()
-        for spec in tables:
-            for setting, names in (spec.get("settings") or {}).items():
-                for n in names:
-                    flag_to_setting.setdefault(n, setting)
-            config_flags.update(spec.get("config_flags") or [])
+        flag_to_setting = _flag_table(tables)
+        config_flags = {f for spec in tables for f in spec.get("config_flags") or []}
 
         underscores = any(spec.get("underscore_flags") for spec in tables)
         for flag, value in flags:
@@ -359,9 +364,7 @@ class _Adapter:
         if orchestrator == "dynamo":
             tables.append(self.engines.get("dynamo", {}))
             if engine == "trtllm":
-                # dynamo.trtllm has its own CLI; trtllm-serve's flags do not apply
-                return tables + [{"settings": {}, "config_keys": "llm_api",
-                                  "llm_api_keys": self.engines.get("trtllm", {}).get("llm_api_keys")}]
+                return tables  # dynamo.trtllm has its own CLI; trtllm-serve's flags do not apply
         if engine:
             tables.append(self.engines.get(engine, {}))
         return tables
@@ -380,10 +383,7 @@ class _Adapter:
                 if isinstance(node, YScalar) and node.value is not None:
                     proc.settings[setting] = Located(node.value, node.span)
             return
-        flag_to_setting = {}
-        for setting, names in (spec.get("settings") or {}).items():
-            for n in names:
-                flag_to_setting.setdefault(n, setting)
+        flag_to_setting = _flag_table([spec])
         for key, node in root.items:
             if isinstance(key.value, str):
                 proc.flag_names.add("--" + key.value.replace("_", "-"))

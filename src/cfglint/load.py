@@ -225,7 +225,7 @@ def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: S
     lower = rel.lower()
     if as_config or lower.endswith((".yaml", ".yml", ".json")):
         root = _yaml(tf, sub)
-        sub.configs.append(ConfigFile(path=rel.lstrip("./") if rel.startswith("./") else rel,
+        sub.configs.append(ConfigFile(path=os.path.normpath(rel),
                                       display=tf.display, root=root, role=role))
     elif lower.endswith(".args"):
         sub.launches.append((tf.display, parse_args_file(tf.text, tf.display), role, True))
