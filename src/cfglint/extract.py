@@ -61,6 +61,8 @@ class Process:
     repeat: Located | None = None   # started this many times (literal for loop)
     mpi_ranks: Located | None = None
     visible_devices: Located | None = None  # number of devices in a static CUDA_VISIBLE_DEVICES
+    device_list: Located | None = None      # that CUDA_VISIBLE_DEVICES value ("0,1,2,3")
+    image: Located | None = None            # container image the process runs in (docker run)
     settings: dict[str, Located] = field(default_factory=dict)
     parsers: list[ParserRef] = field(default_factory=list)
     configs: list[ConfigFile] = field(default_factory=list)
@@ -139,13 +141,16 @@ class _Adapter:
         eng = manifest.get("engine") if isinstance(manifest.get("engine"), dict) else {}
         self.default_engine = eng.get("name") if isinstance(eng.get("name"), str) else None
         self.default_orchestrator = eng.get("orchestrator") if isinstance(eng.get("orchestrator"), str) else None
+        self.last_image: Located | None = None
         self.aggregated = (manifest.get("serving") or {}).get("mode") == "aggregated" \
             if isinstance(manifest.get("serving"), dict) else False
 
     # -- wrappers ----------------------------------------------------------------------
     def unwrap(self, words: list[Word], env: dict[str, Word]) -> tuple[list[Word], Located | None]:
-        """Strip docker run / mpirun / srun / env / trtllm-llmapi-launch; collect env and ranks."""
+        """Strip docker run / mpirun / srun / env / trtllm-llmapi-launch; collect env and ranks
+        (the docker image goes to ``self.last_image``)."""
         ranks: Located | None = None
+        self.last_image = None
         w = self.wrappers
         while words:
             head = os.path.basename(words[0].text)
@@ -164,6 +169,8 @@ class _Adapter:
                         i += 1
                     else:
                         i += 2
+                if i < len(words):
+                    self.last_image = Located(words[i].text, words[i].span)
                 words = words[i + 1:]  # skip the image
             elif head in ("mpirun", "mpiexec"):
                 i = 1
@@ -311,10 +318,12 @@ class _Adapter:
             return None  # prints and exits: not a server
         start_span = words[0].span if words and not bare else cmd.span
         proc = Process(kind=kind, engine=engine, orchestrator=orchestrator, launcher=launcher,
-                       span=start_span, repeat=cmd.repeat, mpi_ranks=ranks, certain=cmd.certain)
+                       span=start_span, repeat=cmd.repeat, mpi_ranks=ranks, certain=cmd.certain,
+                       image=None if bare else self.last_image)
         cvd = env.get("CUDA_VISIBLE_DEVICES")
         if cvd is not None and cvd.static and re.fullmatch(r"\d+(,\d+)*", cvd.text):
             proc.visible_devices = Located(len(cvd.text.split(",")), cvd.span)
+            proc.device_list = Located(cvd.text, cvd.span)
 
         tables = self._tables(engine, orchestrator)
         booleans: set[str] = set()
