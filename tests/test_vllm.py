@@ -24,6 +24,7 @@ def _vllm_submission(tmp_path):
     d = copy_submission(KIMI_B300, tmp_path)
     (d / "run.sh").write_text(VLLM_RUN)
     replace_once(d / "submission.yaml", "name: sglang", "name: vllm")
+    replace_once(d / "submission.yaml", "    tp: 8", "    tp: 4\n    dp: 2")
     text = (d / "submission.yaml").read_text().replace(
         "speculative_decoding: null", "speculative_decoding:\n  algorithm: EAGLE3\n  draft_tokens: 3")
     (d / "submission.yaml").write_text(text)
@@ -39,6 +40,7 @@ def test_vllm_dp_ranks_are_replicas(tmp_path):
     replace_once(d / "run.sh", "--data-parallel-size 2", "--data-parallel-size 4")
     found = only(lint(d), "TOP001")
     assert len(found) == 1 and "uses 16 accelerators (TP 4 x DP 4)" in found[0][4]
+    assert [f[4][:50] for f in only(lint(d), "TOP002")] == ["server runs DP 4 but the manifest declares dp: 2 ("]
     assert (found[0][2], found[0][3]) == (3, 7)  # the TP value
 
 
