@@ -184,12 +184,20 @@ def test_prs001_dynamo_spelling_in_sglang(tmp_path):
     assert "Dynamo" in found[0][4]
 
 
-def test_prs001_sglang_spelling_in_dynamo_env(tmp_path):
+def test_prs003_sglang_spelling_in_dynamo_env(tmp_path):
     d = copy_submission(GPTOSS_1P3D, tmp_path)
     line = replace_once(d / "run.sh", "DYN_REASONING_PARSER=gpt_oss", "DYN_REASONING_PARSER=gpt-oss")
-    found = only(lint(d), "PRS001")
-    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 29)]
-    assert "Dynamo has no reasoning parser 'gpt-oss'" in found[0][4] and "'gpt_oss'" in found[0][4]
+    found = lint(d)
+    assert [(f[0], f[1], f[2], f[3]) for f in found] == [("PRS003", "run.sh", line, 29)]
+    assert "Dynamo has no reasoning parser 'gpt-oss'" in found[0][4] and "falls back to 'basic'" in found[0][4]
+    assert "did you mean 'gpt_oss'?" in found[0][4] and "SGLang's spelling" in found[0][4]
+
+
+def test_prs001_dynamo_tool_parser(tmp_path):
+    d = copy_submission(GPTOSS_1P3D, tmp_path)
+    line = replace_once(d / "run.sh", "DYN_TOOL_CALL_PARSER=harmony", "DYN_TOOL_CALL_PARSER=harmonie")
+    found = lint(d)
+    assert [(f[0], f[2], f[3]) for f in found] == [("PRS001", line, 29)] and "did you mean 'harmony'?" in found[0][4]
 
 
 def test_prs002_parser_for_another_family(tmp_path):

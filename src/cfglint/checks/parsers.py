@@ -79,6 +79,8 @@ def check_unknown_parser(ctx: Context):
             continue
         if _unconfirmed(ctx.kb, ref.registry, ref.kind, name):
             continue
+        if ref.registry == "dynamo" and ref.kind == "reasoning":
+            continue  # PRS003: Dynamo does not stop, it falls back
         yield Finding("PRS001",
                       f"{ENGINE_NAMES.get(ref.registry, ref.registry)} has no {KIND_NAMES[ref.kind]} parser "
                       f"'{name}' ({ref.via}){_suggest(ctx.kb, ref, registry)}",
@@ -108,3 +110,24 @@ def check_parser_family(ctx: Context):
                       f"{KIND_NAMES[ref.kind]} parser '{name}' ({ref.via}) is for {', '.join(families)} models, "
                       f"but the model {model_id} is {family}{hint}",
                       ref.name.span)
+
+
+@rule("PRS003", "dynamo-reasoning-fallback", "error",
+      "Dynamo is given a reasoning parser it does not have and silently falls back to 'basic'.",
+      "Dynamo's frontend looks reasoning parsers up by name and, for an unknown name, logs a "
+      "warning and uses its basic <think> parser instead of failing. The model's own reasoning "
+      "markup is then not separated from the answer. Use a name from Dynamo's registry "
+      "(deepseek_v4, gpt_oss, kimi_k3, glm45, ...), which often differs from SGLang's spelling.",
+      ("ai-dynamo/dynamo lib/parsers/src/reasoning/mod.rs (unknown name -> warning, basic parser)",
+       "rules/parsers.yaml (dynamo.reasoning)"))
+def check_dynamo_reasoning(ctx: Context):
+    for ref, _model in _refs(ctx):
+        if ref.registry != "dynamo" or ref.kind != "reasoning":
+            continue
+        registry = ctx.kb.parser_registry("dynamo", "reasoning")
+        name = ref.name.value
+        if registry is None or not isinstance(name, str) or name.lower() in registry:
+            continue
+        yield Finding("PRS003",
+                      f"Dynamo has no reasoning parser '{name}' ({ref.via}) and silently falls back to 'basic'"
+                      f"{_suggest(ctx.kb, ref, registry)}", ref.name.span)

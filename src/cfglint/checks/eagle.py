@@ -1,0 +1,69 @@
+"""SPEC002 (EAGLE tree shape, speculative settings across roles) and SPEC003 (token budget)."""
+
+from __future__ import annotations
+
+from ..model import Finding
+from . import Context, as_int, here, rule
+from .speculative import draft_length
+
+
+@rule("SPEC002", "eagle-shape", "error",
+      "EAGLE steps / top-k / draft tokens that the engine rewrites or rejects, or speculative "
+      "settings that differ between prefill and decode.",
+      "SGLang's EAGLE drafts num_steps tokens per branch over topk branches: the draft tree has at "
+      "most steps x topk + 1 tokens, and with topk 1 SGLang silently sets draft tokens to "
+      "steps + 1 (so steps 3 / topk 1 / draft 4 is right, steps 3 / topk 1 / draft 2 is rewritten). "
+      "In a disaggregated deployment prefill and decode must run the same draft configuration, "
+      "since decode continues the draft state prefill produced.",
+      ("sgl-project/sglang python/sglang/srt/server_args.py (speculative_eagle_topk == 1 -> "
+       "speculative_num_draft_tokens = speculative_num_steps + 1)",))
+def check_eagle(ctx: Context):
+    by_role: dict[str, tuple] = {}
+    for p in ctx.deployment.engine_processes():
+        s = p.settings
+        alg = s.get("spec_algorithm")
+        if p.engine == "sglang" and alg is not None and str(alg.value).upper() in ("EAGLE", "EAGLE3", "NEXTN", "MTP"):
+            steps, topk, draft = (as_int(s[k].value) if k in s else None
+                                  for k in ("spec_num_steps", "spec_topk", "spec_draft_tokens"))
+            if steps and topk and draft:
+                d = s["spec_draft_tokens"]
+                if topk == 1 and draft != steps + 1:
+                    yield Finding("SPEC002", f"with --speculative-eagle-topk 1 SGLang runs --speculative-num-steps "
+                                             f"{steps} + 1 = {steps + 1} draft tokens, not {draft}; set "
+                                             f"--speculative-num-draft-tokens {steps + 1}", d.span, level="warning")
+                elif draft > steps * topk + 1:
+                    yield Finding("SPEC002", f"{draft} draft tokens exceed what {steps} steps x top-k {topk} + 1 = "
+                                             f"{steps * topk + 1} can produce", d.span)
+        got = draft_length(p)
+        if got is not None and p.role is not None and p.role.value in ("prefill", "decode"):
+            by_role.setdefault(p.role.value, (got[0], got[1]))
+    if "prefill" in by_role and "decode" in by_role:
+        (pl, phow), (dl, dhow) = by_role["prefill"], by_role["decode"]
+        if as_int(pl.value) != as_int(dl.value):
+            yield Finding("SPEC002", f"decode runs {dhow} but prefill runs {phow} ({here(pl.span)}); both roles "
+                                     f"must draft alike", dl.span, related=[(pl.span, f"prefill: {phow}")])
+
+
+@rule("SPEC003", "speculative-token-budget", "error",
+      "The per-step token budget cannot hold every running request's draft tokens.",
+      "With speculative decoding each running request needs 1 + K tokens per step (K draft "
+      "tokens). TensorRT-LLM needs max_num_tokens >= max_batch_size x (K + 1) and vLLM "
+      "max_num_batched_tokens >= max_num_seqs x (K + 1); below that the engine cannot schedule a "
+      "full batch, or rejects the configuration.",
+      ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (max_num_tokens, max_batch_size)",
+       "vllm-project/vllm vllm/config/scheduler.py (max_num_batched_tokens, max_num_seqs)",
+       "published configurations: e.g. DeepSeek V4 Pro 6p1d gen_config max_batch_size 288 x (3 + 1) = max_num_tokens 1152"))
+def check_budget(ctx: Context):
+    for p in ctx.deployment.engine_processes():
+        got = draft_length(p)
+        k = as_int(got[0].value) if got else None
+        if not k:
+            continue
+        keys = {"trtllm": ("max_num_tokens", "max_batch_size"), "vllm": ("max_num_batched_tokens", "max_num_seqs")}.get(p.engine or "")
+        if not keys or not all(key in p.settings for key in keys):
+            continue
+        tokens, batch = (as_int(p.settings[key].value) for key in keys)
+        if tokens is not None and batch is not None and tokens < batch * (k + 1):
+            yield Finding("SPEC003", f"{keys[0]} {tokens} < {keys[1]} {batch} x ({k} draft + 1) = {batch * (k + 1)}: "
+                                     f"a full batch cannot run one speculative step",
+                          p.settings[keys[0]].span, related=[(p.settings[keys[1]].span, f"{keys[1]} {batch}")])
