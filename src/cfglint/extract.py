@@ -49,6 +49,17 @@ class ParserRef:
 
 
 @dataclass(slots=True)
+class Arg:
+    """One flag as the launch gives it: on the command line or as a --config YAML key."""
+
+    name: str                       # normalized (vLLM underscores -> dashes; YAML key -> --key)
+    written: str                    # as in the source
+    span: Span
+    value: Located | None
+    origin: str                     # "cli" or the config file's display path
+
+
+@dataclass(slots=True)
 class Process:
     """One launched engine worker (or the engine view of a published engine YAML)."""
 
@@ -71,6 +82,8 @@ class Process:
     certain: bool = True            # False: started an unknown number of times
     unknown: set[str] = field(default_factory=set)     # settings given by a value not known statically
     flag_names: set[str] = field(default_factory=set)  # every flag / config key the launch sets
+    args: list[Arg] = field(default_factory=list)
+    tables: tuple[str, ...] = ()    # flag registries that apply: sglang, vllm, trtllm, dynamo.frontend, ...
 
 
 @dataclass(slots=True)
@@ -83,6 +96,17 @@ class Deployment:
 
 
 # ---------------------------------------------------------------------------------------
+def registries(kind: str, engine: str | None, orchestrator: str | None, launcher: str) -> tuple[str, ...]:
+    """Which flag registries (rules/flags/*.yaml) a process's flags must be found in."""
+    if kind == "frontend":
+        return ("dynamo.frontend",)
+    if kind == "router":
+        return ("trtllm.disaggregated",)
+    if orchestrator == "dynamo" and engine:
+        return (f"dynamo.{engine}",) + ((engine,) if engine in ("sglang", "vllm") else ())
+    return (engine,) if engine else ()
+
+
 def _flag_table(tables: list[dict]) -> dict[str, str]:
     """Flag name -> canonical setting, from engine tables (the first table that names a flag wins)."""
     out: dict[str, str] = {}
@@ -325,6 +349,7 @@ class _Adapter:
             proc.visible_devices = Located(len(cvd.text.split(",")), cvd.span)
             proc.device_list = Located(cvd.text, cvd.span)
 
+        proc.tables = registries(kind, engine, orchestrator, launcher)
         tables = self._tables(engine, orchestrator)
         booleans: set[str] = set()
         for spec in tables:
@@ -339,6 +364,8 @@ class _Adapter:
             if underscores and name.startswith("--"):
                 name = "--" + name[2:].replace("_", "-")
             proc.flag_names.add(name)
+            proc.args.append(Arg(name, flag.text, flag.span,
+                                 Located(value.text, value.span) if value is not None and value.static else None, "cli"))
             if name in config_flags and value is not None:
                 cfg = self.find_config(value.text)
                 if cfg is not None:
@@ -396,6 +423,8 @@ class _Adapter:
         for key, node in root.items:
             if isinstance(key.value, str):
                 proc.flag_names.add("--" + key.value.replace("_", "-"))
+                value = Located(node.value, node.span) if isinstance(node, YScalar) else None
+                proc.args.append(Arg("--" + key.value, key.text, key.span, value, cfg.display))
             if not isinstance(key.value, str) or not isinstance(node, YScalar):
                 continue
             flag = "--" + key.value.replace("_", "-")

@@ -90,12 +90,77 @@ class Knowledge:
             return None
         return self._models.get(model_id.strip().lower())
 
+    @cached_property
+    def flag_registries(self) -> dict[str, FlagRegistry]:
+        """Flag registries by name: sglang, vllm, trtllm, trtllm.disaggregated, dynamo.frontend,
+        dynamo.trtllm, dynamo.sglang, dynamo.vllm (those whose data file exists)."""
+        return _registries()
+
     def parser_registry(self, engine: str, kind: str) -> dict[str, dict] | None:
         """Parser names of ``engine`` (sglang, vllm, trtllm, dynamo) for ``kind``
         (``reasoning`` or ``tool_call``), or None when the registry is not known."""
         entry = self.parsers.get(engine) or {}
         reg = entry.get(kind)
         return reg if isinstance(reg, dict) and reg else None
+
+
+class FlagRegistry:
+    """One launcher's command-line flags (rules/flags/<engine>.yaml): names, aliases, types,
+    choices, removed flags and known slips."""
+
+    def __init__(self, name: str, flags: dict, source: str, removed: dict | None = None,
+                 did_you_mean: dict | None = None, allow_abbrev: bool = False, underscores: bool = False):
+        self.name, self.flags, self.source = name, flags or {}, source
+        self.removed, self.did_you_mean = removed or {}, did_you_mean or {}
+        self.allow_abbrev, self.underscores = allow_abbrev, underscores
+        self.primary: dict[str, str] = {}
+        for flag, entry in self.flags.items():
+            entry = entry or {}
+            for option in [flag, *(entry.get("aliases") or []), *(entry.get("negation") or [])]:
+                self.primary.setdefault(option, flag)
+
+    def find(self, option: str) -> str | None:
+        """The primary name of ``option`` (alias, negation, unique abbreviation), or None."""
+        if self.underscores and option.startswith("--"):
+            option = "--" + option[2:].replace("_", "-")
+        if option in self.primary:
+            return self.primary[option]
+        if self.allow_abbrev and option.startswith("--"):
+            matches = {p for o, p in self.primary.items() if o.startswith(option)}
+            if len(matches) == 1:
+                return matches.pop()
+        return None
+
+    def ambiguous(self, option: str) -> list[str]:
+        if not self.allow_abbrev or not option.startswith("--"):
+            return []
+        return sorted({p for o, p in self.primary.items() if o.startswith(option)})
+
+
+def _registries() -> dict[str, FlagRegistry]:
+    out: dict[str, FlagRegistry] = {}
+    sg = _load("flags/sglang.yaml")
+    if sg:
+        out["sglang"] = FlagRegistry("sglang", sg.get("flags"), sg.get("source", ""), sg.get("removed_flags"),
+                                     sg.get("did_you_mean"), allow_abbrev=True)
+    vl = _load("flags/vllm.yaml")
+    if vl:
+        out["vllm"] = FlagRegistry("vllm", vl.get("flags"), vl.get("source", ""), vl.get("removed_flags"),
+                                   vl.get("did_you_mean"), underscores=bool(vl.get("underscore_equivalent")))
+    tr = _load("flags/trtllm.yaml")
+    if tr:
+        out["trtllm"] = FlagRegistry("trtllm", tr.get("flags"), tr.get("source", ""), tr.get("removed_flags"),
+                                     tr.get("did_you_mean"))
+        if tr.get("disaggregated_flags"):
+            out["trtllm.disaggregated"] = FlagRegistry("trtllm.disaggregated", tr.get("disaggregated_flags"),
+                                                       tr.get("source", ""))
+    dy = _load("flags/dynamo.yaml")
+    for part in ("frontend", "trtllm", "sglang", "vllm"):
+        entry = dy.get(part) if isinstance(dy, dict) else None
+        if isinstance(entry, dict) and entry.get("flags") is not None:
+            out[f"dynamo.{part}"] = FlagRegistry(f"dynamo.{part}", entry.get("flags"),
+                                                 entry.get("source", dy.get("source", "")))
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -81,7 +81,7 @@ class Context:
 
 def all_rules() -> dict[str, Rule]:
     """Every rule, registered on first call (imports the rule modules)."""
-    from . import declared, disagg, eagle, hardware, image, io, nodes, parsers, redaction, speculative, topology  # noqa: F401
+    from . import declared, disagg, eagle, flags, hardware, image, io, nodes, parsers, redaction, speculative, topology  # noqa: F401
 
     return dict(sorted(REGISTRY.items()))
 

@@ -1,0 +1,171 @@
+"""FLG001 unknown flag, FLG002 invalid value, FLG003 conflicting values: every flag a launch
+passes (command line, worker argument file, SGLang --config YAML key) against the launcher's
+own flag registry in rules/flags/."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from ..extract import Arg, Process
+from ..knowledge import FlagRegistry
+from ..model import Finding
+from . import Context, here, rule
+
+LABEL = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "trtllm-serve", "trtllm.disaggregated": "trtllm-serve disaggregated",
+         "dynamo.frontend": "Dynamo frontend", "dynamo.trtllm": "dynamo.trtllm", "dynamo.sglang": "dynamo.sglang",
+         "dynamo.vllm": "dynamo.vllm"}
+_PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
+_HUMAN_INT = re.compile(r"-?\d+(\.\d+)?\s*([kKmMgGtT]i?[bB]?)?")
+
+
+def _registries(ctx: Context, p: Process) -> list[FlagRegistry] | None:
+    regs = ctx.kb.flag_registries
+    if not p.tables or any(t not in regs for t in p.tables):
+        return None  # no data for this launcher: nothing to say
+    return [regs[t] for t in p.tables]
+
+
+def _where(arg: Arg) -> str:
+    return "" if arg.origin == "cli" else f" (key '{arg.written}' of {arg.origin})"
+
+
+def _unknown_message(ctx: Context, arg: Arg, regs: list[FlagRegistry]) -> str:
+    label = " / ".join(LABEL.get(r.name, r.name) for r in regs)
+    name = arg.name
+    for r in regs:
+        if name in r.removed:
+            info = r.removed[name]
+            return f"{label} no longer accepts {name}{_where(arg)}; use {info.get('replacement')}"
+        if name in r.did_you_mean:
+            info = r.did_you_mean[name]
+            return f"{label} has no flag {name}{_where(arg)}: did you mean {info.get('suggest')}? ({info.get('why')})"
+        amb = r.ambiguous(name)
+        if len(amb) > 1:
+            return f"{name}{_where(arg)} is an ambiguous abbreviation for {label}: it could be {', '.join(amb[:4])}"
+    hints = []
+    dashed = "--" + name.lstrip("-").replace("_", "-")
+    fixed = next((r.find(dashed) for r in regs if r.find(dashed)), None)
+    if fixed and dashed != name:
+        hints.append(f"did you mean {dashed}?")
+    else:
+        options = [o for r in regs for o in r.primary]
+        close = difflib.get_close_matches(name, options, n=2, cutoff=0.8)
+        if close:
+            hints.append("did you mean " + " or ".join(close) + "?")
+    owners = [LABEL.get(n, n) for n, r in ctx.kb.flag_registries.items()
+              if r not in regs and r.find(name) and not n.startswith("dynamo.")]
+    if owners:
+        hints.append(f"{name} is a {' and '.join(sorted(set(owners)))} flag")
+    return f"{label} has no flag {name}{_where(arg)}" + (": " + "; ".join(hints) if hints else "")
+
+
+@rule("FLG001", "unknown-flag", "error",
+      "A flag the launcher does not have (misspelled, another engine's, or removed).",
+      "Each launcher parses its own flags: SGLang (argparse, unique abbreviations allowed, no "
+      "underscore spellings), vLLM (underscores accepted for dashes), trtllm-serve (click), "
+      "Dynamo's frontend and workers. An unknown flag stops the launch, on the GPUs, after the "
+      "container has pulled; flags from another engine (--enable-reasoning is vLLM's) are a "
+      "common slip when a configuration is ported.",
+      ("rules/flags/*.yaml: flag registries read from each engine's argument parser (versions and commits recorded there)",))
+def check_unknown_flags(ctx: Context):
+    for p in ctx.deployment.processes:
+        regs = _registries(ctx, p)
+        if regs is None:
+            continue
+        for arg in p.args:
+            if any(r.find(arg.name) for r in regs):
+                continue
+            yield Finding("FLG001", _unknown_message(ctx, arg, regs), arg.span)
+
+
+def _valid(entry: dict, value) -> str | None:
+    """Why ``value`` is not valid for the flag ``entry`` describes, or None."""
+    text = str(value).strip()
+    if _PLACEHOLDER.search(text):
+        return None  # <0..1>, <head-ip>: filled in per host, published as a placeholder
+    choices = entry.get("choices")
+    typ = entry.get("type")
+    if isinstance(choices, list) and choices:
+        allowed = [str(c) for c in choices]
+        if text not in allowed:
+            lower = [c for c in allowed if c.lower() == text.lower()]
+            if lower:
+                return f"'{text}' must be written '{lower[0]}'"
+            close = difflib.get_close_matches(text, allowed, n=1, cutoff=0.7)
+            shown = ", ".join(allowed[:12]) + (", ..." if len(allowed) > 12 else "")
+            return f"'{text}' is not one of {shown}" + (f"; did you mean '{close[0]}'?" if close else "")
+        return None
+    if typ == "int" and not isinstance(value, bool):
+        ok = re.fullmatch(r"-?\d+", text) or (entry.get("human_readable") and _HUMAN_INT.fullmatch(text))
+        if not ok and text.lower() not in ("none", "null"):
+            return f"'{text}' is not an integer"
+    if typ == "float" and not isinstance(value, bool):
+        try:
+            float(text)
+        except ValueError:
+            if text.lower() not in ("none", "null"):
+                return f"'{text}' is not a number"
+    return None
+
+
+@rule("FLG002", "invalid-flag-value", "error",
+      "A flag's value is not one of its choices, or not of its type.",
+      "Engines restrict many flags to fixed choices (--moe-runner-backend, --attention-backend, "
+      "--kv-cache-dtype, --quantization, ...) and parse numbers strictly; a wrong value stops "
+      "the launch. Choices are the engine's own lists, per version, in rules/flags/.",
+      ("rules/flags/*.yaml (choices and types from each engine's argument parser)",))
+def check_flag_values(ctx: Context):
+    # parser names are PRS001's: checked against the parser registries, with their own hints
+    parser_flags = {f for e in ctx.kb.parsers.values() if isinstance(e, dict)
+                    for k, f in (e.get("flags") or {}).items() if k in ("reasoning", "tool_call")}
+    for p in ctx.deployment.processes:
+        regs = _registries(ctx, p)
+        if regs is None:
+            continue
+        for arg in p.args:
+            if arg.value is None:
+                continue
+            for r in regs:
+                primary = r.find(arg.name)
+                if primary is None:
+                    continue
+                entry = r.flags.get(primary) or {}
+                if entry.get("type") in ("bool", "optional_bool") or arg.name in (entry.get("negation") or []) \
+                        or primary in parser_flags or any(a in parser_flags for a in entry.get("aliases") or []):
+                    break
+                why = _valid(entry, arg.value.value)
+                if why:
+                    yield Finding("FLG002", f"{arg.written}{_where(arg)}: {why}", arg.value.span)
+                break
+
+
+@rule("FLG003", "conflicting-flag-values", "error",
+      "The same setting is given twice with different values.",
+      "A flag repeated on the command line, or set both on the command line and in the --config "
+      "YAML, is resolved silently by the parser (the last one, or the command line, wins): the "
+      "published configuration then says two things and runs one of them.",
+      ("sgl-project/sglang python/sglang/srt/server_args.py (--config values are overridden by the command line)",))
+def check_conflicts(ctx: Context):
+    for p in ctx.deployment.processes:
+        regs = _registries(ctx, p)
+        if regs is None:
+            continue
+        seen: dict[str, Arg] = {}
+        for arg in p.args:
+            primary = next((r.find(arg.name) for r in regs if r.find(arg.name)), None)
+            if primary is None or arg.value is None:
+                continue
+            first = seen.get(primary)
+            if first is None:
+                seen[primary] = arg
+                continue
+            a, b = str(first.value.value).strip(), str(arg.value.value).strip()
+            if a.lower() == b.lower():
+                continue
+            winner = "the command line wins" if "cli" in (first.origin, arg.origin) and first.origin != arg.origin \
+                else "the last one wins"
+            later, earlier = (arg, first) if arg.origin == "cli" or first.origin != "cli" else (first, arg)
+            yield Finding("FLG003", f"{primary} is {later.value.value} here but {earlier.value.value} at "
+                                    f"{here(earlier.span)}{_where(earlier)}; {winner}",
+                          later.span, related=[(earlier.span, f"{earlier.written} {earlier.value.value}")])
