@@ -1,0 +1,75 @@
+"""FLG001 / FLG002 / FLG003 on published submissions changed in one place."""
+
+from __future__ import annotations
+
+from support import copy_submission, lint, only, replace_once
+
+KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
+KIMI_1P1D = "nvidia/kimi-k3/gb300-dynamo-sglang-1p1d-hicache-mooncake"
+GLM_EAGLE = "nvidia/glm-5.2/b300-sglang-tp8-dp8-eagle3-maxreq256"
+DSV4_H200 = "artificial-analysis/deepseek-v4-pro/h200-sglang-tp8-eagle"
+
+
+def test_flg001_underscore_spelling(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    line = replace_once(d / "run.sh", "--enable-metrics", "--enable_metrics")
+    found = only(lint(d), "FLG001")
+    assert [(f[2], f[3]) for f in found] == [(line, 27)]
+    assert "SGLang has no flag --enable_metrics: did you mean --enable-metrics?" in found[0][4]
+
+
+def test_flg001_another_engines_flag(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--enable-cache-report", "--enable-reasoning")
+    found = only(lint(d), "FLG001")
+    assert len(found) == 1 and "did you mean --reasoning-parser?" in found[0][4] and "vLLM" in found[0][4]
+
+
+def test_flg001_misspelled_flag_in_an_args_file(tmp_path):
+    d = copy_submission(KIMI_1P1D, tmp_path)
+    line = replace_once(d / "decode.args", "--mem-fraction-static 0.85", "--mem-fraction-statc 0.85")
+    found = only(lint(d), "FLG001")
+    assert [(f[1], f[2], f[3]) for f in found] == [("decode.args", line, 1)]
+    assert "did you mean --mem-fraction-static?" in found[0][4]
+
+
+def test_flg001_config_yaml_key(tmp_path):
+    d = copy_submission(GLM_EAGLE, tmp_path)
+    line = replace_once(d / "ifb_config.yaml", "max-running-requests: 256", "max-runing-requests: 256")
+    found = only(lint(d), "FLG001")
+    assert [(f[1], f[2], f[3]) for f in found] == [("ifb_config.yaml", line, 1)]
+    assert "key 'max-runing-requests' of" in found[0][4] and "did you mean --max-running-requests?" in found[0][4]
+
+
+def test_flg001_abbreviation_tp_is_accepted():
+    from support import EXAMPLES
+    assert only(lint(EXAMPLES / DSV4_H200), "FLG001") == []  # --tp 8: a unique prefix of --tp-size
+
+
+def test_flg002_invalid_choice(tmp_path):
+    d = copy_submission(DSV4_H200, tmp_path)
+    line = replace_once(d / "run.sh", "--moe-runner-backend marlin", "--moe-runner-backend marlinn")
+    found = only(lint(d), "FLG002")
+    assert [(f[2], f[3]) for f in found] == [(line, 26)] and "did you mean 'marlin'?" in found[0][4]
+
+
+def test_flg002_not_a_number(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--mem-fraction-static 0.85", "--mem-fraction-static 85%")
+    found = only(lint(d), "FLG002")
+    assert len(found) == 1 and "'85%' is not a number" in found[0][4]
+
+
+def test_flg003_repeated_flag(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--max-running-requests 256", "--max-running-requests 256 --max-running-requests 128")
+    found = only(lint(d), "FLG003")
+    assert len(found) == 1 and "is 128 here but 256" in found[0][4] and "the last one wins" in found[0][4]
+
+
+def test_flg003_command_line_vs_config(tmp_path):
+    d = copy_submission(GLM_EAGLE, tmp_path)
+    line = replace_once(d / "run.sh", "--enable-cache-report", "--enable-cache-report --mem-fraction-static 0.9")
+    found = only(lint(d), "FLG003")
+    assert [(f[1], f[2]) for f in found] == [("run.sh", line)]
+    assert "--mem-fraction-static is 0.9 here but 0.85" in found[0][4] and "the command line wins" in found[0][4]
