@@ -8,20 +8,17 @@ SUB002 (named file missing or outside the submission).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
 
 from .argsfile import parse_args_file
 from .discover import MANIFEST, display_path
 from .extract import ConfigFile
-from .knowledge import data_dir
 from .model import Finding, Span
 from .shell import Command, ShellScript, parse_shell
 from .textfile import ReadError, TextFile, read_text
-from .yamlsrc import YamlError, YMap, YNode, YScalar, YSeq, key_span, parse_yaml, to_python, walk_path
+from .validation import schema_findings, validator
+from .yamlsrc import YamlError, YMap, YNode, YSeq, parse_yaml, to_python, walk_path
 
 
 @dataclass(slots=True)
@@ -83,56 +80,9 @@ def _report_duplicates(node: YNode | None, sub: Submission) -> None:
             stack.extend(n.items)
 
 
-@lru_cache(maxsize=1)
 def manifest_validator():
     """The compiled manifest JSON Schema (compiled once per process)."""
-    import jsonschema
-
-    with open(data_dir("schemas") / "submission.schema.json", encoding="utf-8") as fh:
-        schema = json.load(fh)
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
-
-
-def _schema_findings(node: YNode, data: Any, display: str) -> list[Finding]:
-    from jsonschema.exceptions import best_match
-
-    out = []
-    for err in manifest_validator().iter_errors(data):
-        if err.context:
-            # oneOf [null, {...}]: "is not of type 'null'" says nothing; explain the real branch
-            # oneOf of several shapes: an error inside the branch of the right shape says what is
-            # wrong; if every branch fails on its type, say which types are allowed
-            inner = [e for e in err.context if e.validator != "type"]
-            if inner:
-                err = best_match(inner) or err
-            else:
-                types = sorted({str(e.validator_value) for e in err.context})
-                target = walk_path(node, tuple(err.absolute_path))
-                where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-                shown = target.text if isinstance(target, YScalar) else type(err.instance).__name__
-                out.append(Finding("SUB001", f"{where}: {shown!r} is not of type {' or '.join(types)}",
-                                   target.span if target is not None else _file_span(display)))
-                continue
-        path = tuple(err.absolute_path)
-        target = walk_path(node, path)
-        span = target.span if target is not None else _file_span(display)
-        where = "/".join(str(p) for p in path) or "(top level)"
-        message = err.message
-        if err.validator == "additionalProperties" and isinstance(target, YMap):
-            allowed = set((err.schema.get("properties") or {}).keys())
-            for k, _ in target.items:
-                if isinstance(k.value, str) and k.value not in allowed:
-                    out.append(Finding("SUB001", f"{where}: unknown field '{k.value}'; allowed: {', '.join(sorted(allowed))}", k.span))
-            continue
-        if err.validator == "required" and target is not None:
-            ks = key_span(node, path)
-            span = ks or Span(display, target.span.line, target.span.col, target.span.line, target.span.col + 1)
-        if err.validator == "type" and isinstance(target, YScalar) and err.validator_value == "string" \
-                and target.value is not None and not isinstance(target.value, str):
-            message += f" (YAML read `{target.text}` as {type(target.value).__name__}; quote it)"
-        out.append(Finding("SUB001", f"{where}: {message}", span))
-    return out
+    return validator("submission.schema.json")
 
 
 def _unknown_names(node: YNode, data: dict) -> list[Finding]:
@@ -198,7 +148,7 @@ def load_submission(root: str) -> Submission:
         sub.findings.append(Finding("SUB001", "(top level): the manifest must be a mapping", node.span))
         return sub
     sub.manifest = data
-    sub.findings.extend(_schema_findings(node, data, mdisplay))
+    sub.findings.extend(schema_findings("SUB001", manifest_validator(), node, data, mdisplay))
     sub.findings.extend(_unknown_names(node, data))
 
     seen: set[str] = set()

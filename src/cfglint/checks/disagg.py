@@ -30,6 +30,6 @@ def check_transfer(ctx: Context):
                                     f"TensorRT-LLM will not transfer KV cache between prefill and decode",
                           cfg.root.items[0][0].span if cfg.root is not None and cfg.root.items else p.span)
     if "prefill" in backends and "decode" in backends and backends["prefill"][0] != backends["decode"][0]:
-        (pv, ploc), (dv, dloc) = backends["prefill"], backends["decode"]
+        ploc, dloc = backends["prefill"][1], backends["decode"][1]
         yield Finding("DIS001", f"decode uses KV transfer backend {dloc.value} but prefill uses {ploc.value} "
                                 f"({here(ploc.span)})", dloc.span, related=[(ploc.span, f"prefill: {ploc.value}")])

@@ -1,0 +1,79 @@
+"""JSON Schema validation with positions: schemas are compiled once, and each error is carried
+to the exact YAML key or value it is about."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import lru_cache
+from typing import Any
+
+from .knowledge import data_dir
+from .model import Finding, Span
+from .yamlsrc import YMap, YNode, YScalar, key_span, walk_path
+
+
+@lru_cache(maxsize=None)
+def validator(name: str):
+    """The compiled JSON Schema ``schemas/<name>``."""
+    import jsonschema
+
+    with open(data_dir("schemas") / name, encoding="utf-8") as fh:
+        schema = json.load(fh)
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def _file_span(display: str) -> Span:
+    return Span(display, 1, 1, 1, 1)
+
+
+def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str,
+                    unknown_key_hint=None) -> list[Finding]:
+    """Every JSON Schema error of ``data`` as a finding of ``rule_id`` at the YAML node it is
+    about (cfn-lint style). ``unknown_key_hint(path, key)`` may add advice for an unknown key.
+    """
+    from jsonschema.exceptions import best_match
+
+    out = []
+    for err in compiled.iter_errors(data):
+        if err.context:
+            # oneOf [null, {...}]: "is not of type 'null'" says nothing; explain the real branch
+            # oneOf of several shapes: an error inside the branch of the right shape says what is
+            # wrong; if every branch fails on its type, say which types are allowed
+            inner = [e for e in err.context if e.validator != "type"]
+            if inner:
+                err = best_match(inner) or err
+            else:
+                types = sorted({str(e.validator_value) for e in err.context})
+                target = walk_path(node, tuple(err.absolute_path))
+                where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+                shown = target.text if isinstance(target, YScalar) else type(err.instance).__name__
+                out.append(Finding(rule_id, f"{where}: {shown!r} is not of type {' or '.join(types)}",
+                                   target.span if target is not None else _file_span(display)))
+                continue
+        path = tuple(err.absolute_path)
+        target = walk_path(node, path)
+        span = target.span if target is not None else _file_span(display)
+        where = "/".join(str(p) for p in path) or "(top level)"
+        message = err.message
+        if err.validator == "additionalProperties" and isinstance(target, YMap):
+            allowed = set((err.schema.get("properties") or {}).keys())
+            for k, _ in target.items:
+                if isinstance(k.value, str) and k.value not in allowed:
+                    hint = unknown_key_hint(path, k.value) if unknown_key_hint else None
+                    if hint is None:
+                        close = difflib.get_close_matches(k.value, sorted(allowed), n=1, cutoff=0.75)
+                        hint = f"did you mean '{close[0]}'?" if close else \
+                            "allowed: " + ", ".join(sorted(allowed)[:15]) + (", ..." if len(allowed) > 15 else "")
+                    out.append(Finding(rule_id, f"{where}: unknown field '{k.value}'; {hint}", k.span))
+            continue
+        if err.validator == "required" and target is not None:
+            ks = key_span(node, path)
+            span = ks or Span(display, target.span.line, target.span.col, target.span.line, target.span.col + 1)
+        if err.validator == "type" and isinstance(target, YScalar) and err.validator_value == "string" \
+                and target.value is not None and not isinstance(target.value, str):
+            message += f" (YAML read `{target.text}` as {type(target.value).__name__}; quote it)"
+        out.append(Finding(rule_id, f"{where}: {message}", span))
+    return out
+
+
