@@ -73,3 +73,18 @@ def test_flg003_command_line_vs_config(tmp_path):
     found = only(lint(d), "FLG003")
     assert [(f[1], f[2]) for f in found] == [("run.sh", line)]
     assert "--mem-fraction-static is 0.9 here but 0.85" in found[0][4] and "the command line wins" in found[0][4]
+
+
+def test_flg001_vllm_and_dynamo_registries(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        "vllm serve m --tensor_parallel_size 2 --max-model-len auto -O3 --speculative-config.num_speculative_tokens 3\n"
+        "vllm serve m --enable-reasoning --reasoning-parser deepseek_r1\n"
+        "python3 -m dynamo.trtllm --model-path m --trtllm.kv_cache_config.dtype fp8 --extra-engine-arg x.yaml\n"
+        "trtllm-serve m --tp_size 2 --tool-parser deepseek_v4\n")
+    found = [(f[0], f[2], f[4]) for f in lint(script)]
+    # line 1: underscores, 'auto', -O3, dotted JSON keys are all vLLM's; line 3: --extra-engine-arg is a
+    # unique abbreviation dynamo.trtllm's argparse accepts, --trtllm.* its dynamic prefix
+    assert [(r, line) for r, line, _ in found] == [("FLG001", 2), ("FLG001", 4)]
+    assert found[0][2].startswith("vLLM no longer accepts --enable-reasoning; use --reasoning-parser")
+    assert found[1][2].startswith("trtllm-serve has no flag --tool-parser: did you mean --tool_parser?")

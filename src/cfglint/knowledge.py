@@ -109,10 +109,12 @@ class FlagRegistry:
     choices, removed flags and known slips."""
 
     def __init__(self, name: str, flags: dict, source: str, removed: dict | None = None,
-                 did_you_mean: dict | None = None, allow_abbrev: bool = False, underscores: bool = False):
+                 did_you_mean: dict | None = None, allow_abbrev: bool = False, underscores: bool = False,
+                 dynamic_prefix: str | None = None):
         self.name, self.flags, self.source = name, flags or {}, source
         self.removed, self.did_you_mean = removed or {}, did_you_mean or {}
         self.allow_abbrev, self.underscores = allow_abbrev, underscores
+        self.dynamic_prefix = dynamic_prefix  # e.g. dynamo.trtllm --trtllm.<group>.<key>
         self.primary: dict[str, str] = {}
         for flag, entry in self.flags.items():
             entry = entry or {}
@@ -121,10 +123,18 @@ class FlagRegistry:
 
     def find(self, option: str) -> str | None:
         """The primary name of ``option`` (alias, negation, unique abbreviation), or None."""
+        if self.dynamic_prefix and option.startswith(self.dynamic_prefix):
+            return option
         if self.underscores and option.startswith("--"):
-            option = "--" + option[2:].replace("_", "-")
+            head, dot, rest = option[2:].partition(".")  # vLLM: --speculative_config.num_tokens
+            option = "--" + head.replace("_", "-") + dot + rest
         if option in self.primary:
             return self.primary[option]
+        head = option.split(".", 1)[0]
+        if head != option and (self.flags.get(self.primary.get(head, "")) or {}).get("type") == "json":
+            return self.primary[head]  # vLLM: --speculative-config.num_speculative_tokens 3
+        if re.fullmatch(r"-O\d", option) and "-O" in self.primary:
+            return self.primary["-O"]
         if self.allow_abbrev and option.startswith("--"):
             matches = {p for o, p in self.primary.items() if o.startswith(option)}
             if len(matches) == 1:
@@ -146,7 +156,8 @@ def _registries() -> dict[str, FlagRegistry]:
     vl = _load("flags/vllm.yaml")
     if vl:
         out["vllm"] = FlagRegistry("vllm", vl.get("flags"), vl.get("source", ""), vl.get("removed_flags"),
-                                   vl.get("did_you_mean"), underscores=bool(vl.get("underscore_equivalent")))
+                                   vl.get("did_you_mean"), allow_abbrev=bool(vl.get("abbreviations")),
+                                   underscores=bool(vl.get("underscore_equivalent")))
     tr = _load("flags/trtllm.yaml")
     if tr:
         out["trtllm"] = FlagRegistry("trtllm", tr.get("flags"), tr.get("source", ""), tr.get("removed_flags"),
@@ -158,8 +169,11 @@ def _registries() -> dict[str, FlagRegistry]:
     for part in ("frontend", "trtllm", "sglang", "vllm"):
         entry = dy.get(part) if isinstance(dy, dict) else None
         if isinstance(entry, dict) and entry.get("flags") is not None:
+            # argparse prefix matching: on for frontend / trtllm / sglang, off for dynamo.vllm (dynamo.yaml notes)
             out[f"dynamo.{part}"] = FlagRegistry(f"dynamo.{part}", entry.get("flags"),
-                                                 entry.get("source", dy.get("source", "")))
+                                                 entry.get("source", dy.get("source", "")),
+                                                 allow_abbrev=part != "vllm",
+                                                 dynamic_prefix=entry.get("dynamic_flag_prefix"))
     return out
 
 

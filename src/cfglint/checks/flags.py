@@ -96,8 +96,11 @@ def _valid(entry: dict, value) -> str | None:
             shown = ", ".join(allowed[:12]) + (", ..." if len(allowed) > 12 else "")
             return f"'{text}' is not one of {shown}" + (f"; did you mean '{close[0]}'?" if close else "")
         return None
+    if text in [str(v) for v in (entry.get("known_values") or []) + (entry.get("published_values") or [])]:
+        return None
     if typ == "int" and not isinstance(value, bool):
-        ok = re.fullmatch(r"-?\d+", text) or (entry.get("human_readable") and _HUMAN_INT.fullmatch(text))
+        ok = re.fullmatch(r"-?\d+", text) or (entry.get("human_readable") and (_HUMAN_INT.fullmatch(text)
+                                                                               or text == "auto"))
         if not ok and text.lower() not in ("none", "null"):
             return f"'{text}' is not an integer"
     if typ == "float" and not isinstance(value, bool):
