@@ -73,6 +73,10 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
         if err.validator == "type" and isinstance(target, YScalar) and err.validator_value == "string" \
                 and target.value is not None and not isinstance(target.value, str):
             message += f" (YAML read `{target.text}` as {type(target.value).__name__}; quote it)"
+        if err.validator == "enum" and isinstance(err.instance, str):
+            close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1, cutoff=0.6)
+            if close:
+                message = f"'{err.instance}' is not one of the allowed values; did you mean '{close[0]}'?"
         out.append(Finding(rule_id, f"{where}: {message}", span))
     return out
 

@@ -81,7 +81,8 @@ class Context:
 
 def all_rules() -> dict[str, Rule]:
     """Every rule, registered on first call (imports the rule modules)."""
-    from . import declared, disagg, eagle, flags, hardware, image, io, nodes, parsers, redaction, speculative, topology  # noqa: F401
+    from . import (declared, disagg, eagle, engine_schema, flags, hardware, image, io, nodes,  # noqa: F401
+                   parsers, redaction, speculative, topology)
 
     return dict(sorted(REGISTRY.items()))
 
