@@ -122,5 +122,8 @@ def test_loose_yaml_that_is_not_an_engine_config_gets_only_a_syntax_check(tmp_pa
     workflow.write_text("jobs: [\n")
     assert [f[0] for f in lint(workflow)] == ["IO001"]
     engine = tmp_path / "gen_config.yaml"
+    engine.write_text("tensor_parallel_size: 8\nspeculative_config:\n  decoding_type: Eagle3\n"
+                      "  max_draft_len: 3\n  speculative_model: /home/bob/draft\n")
+    assert [(f[0], f[2], f[3]) for f in lint(engine)] == [("RED001", 5, 22)]
     engine.write_text("tensor_parallel_size: 8\nspeculative_config:\n  speculative_model: /home/bob/draft\n")
-    assert [(f[0], f[2], f[3]) for f in lint(engine)] == [("RED001", 3, 22)]
+    assert [(f[0], f[2]) for f in lint(engine)] == [("SCH001", 2), ("RED001", 3)]  # decoding_type is required
