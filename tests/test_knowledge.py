@@ -39,3 +39,27 @@ def test_published_systems_and_models_are_known():
     assert kb.accelerator("RTX 6000D")["arch"] == "sm120"
     assert kb.accelerator("RTX PRO 6000")["arch"] == "sm120"
     assert kb.accelerator("GB300")["per_node"] == 4
+
+
+def test_user_knowledge_file_adds_an_accelerator_and_a_parser(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from support import copy_submission, replace_once
+
+    d = copy_submission("artificial-analysis/deepseek-v4-pro/h200-sglang-tp8-eagle", tmp_path)
+    replace_once(d / "submission.yaml", "accelerator: H200", "accelerator: LAB-GPU")
+    replace_once(d / "run.sh", "--moe-runner-backend marlin", "--moe-runner-backend flashinfer_cutlass --reasoning-parser lab_r1")
+    extra = tmp_path / "lab.yaml"
+    extra.write_text("accelerators:\n  LAB-GPU: {vendor: NVIDIA, arch: sm120, per_node: 8, source: 'our lab'}\n"
+                     "parsers:\n  sglang:\n    reasoning:\n      lab_r1: {families: null, source: 'our fork'}\n")
+    exe = str(Path(sys.executable).parent / "cfglint")
+    plain = subprocess.run([exe, "check", str(d), "-f", "json"], capture_output=True, text=True)
+    rules = sorted(f["rule"] for f in __import__("json").loads(plain.stdout)["findings"])
+    assert "SUB001" in rules and "PRS001" in rules and "HW001" not in rules
+    mine = subprocess.run([exe, "check", str(d), "-f", "json", "--knowledge", str(extra)], capture_output=True, text=True)
+    rules = sorted(f["rule"] for f in __import__("json").loads(mine.stdout)["findings"])
+    assert rules == ["HW001"]
+    bad = subprocess.run([exe, "check", str(d), "--knowledge", str(tmp_path / "none.yaml")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "cannot read knowledge file" in bad.stderr

@@ -30,14 +30,25 @@ def main() -> None:
               help="Write the report to FILE instead of standard output.")
 @click.option("--fail-level", type=click.Choice(["note", "warning", "error"]), default="error", show_default=True,
               help="Exit 1 when a finding at or above this level is reported.")
-def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str) -> None:
+@click.option("--knowledge", "knowledge_files", multiple=True, type=click.Path(dir_okay=False),
+              help="A YAML file of your own accelerators, models, parser names or host path prefixes "
+                   "(same shape as rules/*.yaml); repeatable.")
+def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str,
+          knowledge_files: tuple[str, ...]) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
     from .lint import lint_paths
     from .model import level_rank
 
-    result = lint_paths(list(paths) or ["."])
+    from .knowledge import KnowledgeError, knowledge
+
+    try:
+        knowledge(tuple(knowledge_files))
+    except KnowledgeError as err:
+        click.echo(f"cfglint: error: {err}", err=True)
+        sys.exit(2)
+    result = lint_paths(list(paths) or ["."], tuple(knowledge_files))
     if result.missing:
         for m in result.missing:
             click.echo(f"cfglint: error: no such file or directory: {m}", err=True)

@@ -38,8 +38,32 @@ def _norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+class KnowledgeError(Exception):
+    """A user knowledge file cannot be read or has the wrong shape."""
+
+
+def _user_file(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh) or {}
+    except (OSError, yaml.YAMLError) as err:
+        raise KnowledgeError(f"cannot read knowledge file {path}: {err}") from None
+    if not isinstance(data, dict) or set(data) - {"accelerators", "models", "parsers", "paths"}:
+        raise KnowledgeError(f"{path}: a knowledge file is a mapping with any of accelerators, models, parsers, paths")
+    return data
+
+
 class Knowledge:
-    """Facts cfglint checks against. Construct once (see :func:`knowledge`)."""
+    """Facts cfglint checks against. Construct once (see :func:`knowledge`).
+
+    ``extra`` are the user's own knowledge files (``cfglint check --knowledge FILE``): their
+    accelerators and models are added or replace bundled ones by name / id, their parser
+    names are added to the engine's registry, their host path prefixes are added.
+    Raises KnowledgeError for an unreadable or malformed file.
+    """
+
+    def __init__(self, extra: tuple[str, ...] = ()):
+        self.extra = [_user_file(p) for p in extra]
 
     @cached_property
     def engines(self) -> dict:
@@ -47,7 +71,12 @@ class Knowledge:
 
     @cached_property
     def parsers(self) -> dict:
-        return (_load("parsers.yaml") or {}).get("parsers", {})
+        parsers = (_load("parsers.yaml") or {}).get("parsers", {})
+        for data in self.extra:
+            for engine, kinds in (data.get("parsers") or {}).items():
+                for kind, names in (kinds or {}).items():
+                    parsers.setdefault(engine, {}).setdefault(kind, {}).update(names or {})
+        return parsers
 
     @cached_property
     def kernels(self) -> dict:
@@ -55,12 +84,18 @@ class Knowledge:
 
     @cached_property
     def paths(self) -> dict:
-        return _load("paths.yaml")
+        paths = _load("paths.yaml")
+        for data in self.extra:
+            paths.setdefault("host_prefixes", []).extend((data.get("paths") or {}).get("host_prefixes") or [])
+        return paths
 
     @cached_property
     def _accelerators(self) -> dict[str, dict]:
         table: dict[str, dict] = {}
-        for name, entry in ((_load("accelerators.yaml") or {}).get("accelerators") or {}).items():
+        entries = dict((_load("accelerators.yaml") or {}).get("accelerators") or {})
+        for data in self.extra:
+            entries.update(data.get("accelerators") or {})
+        for name, entry in entries.items():
             entry = dict(entry, name=name)
             for alias in [name, *(entry.get("aliases") or [])]:
                 table[_norm(alias)] = entry
@@ -69,7 +104,10 @@ class Knowledge:
     @cached_property
     def _models(self) -> dict[str, dict]:
         table: dict[str, dict] = {}
-        for entry in (_load("models.yaml") or {}).get("models") or []:
+        models = list((_load("models.yaml") or {}).get("models") or [])
+        for data in self.extra:
+            models.extend(data.get("models") or [])
+        for entry in models:
             for alias in [entry["id"], *(entry.get("aliases") or [])]:
                 table[alias.lower()] = entry
         return table
@@ -177,6 +215,7 @@ def _registries() -> dict[str, FlagRegistry]:
     return out
 
 
-@lru_cache(maxsize=1)
-def knowledge() -> Knowledge:
-    return Knowledge()
+@lru_cache(maxsize=4)
+def knowledge(extra: tuple[str, ...] = ()) -> Knowledge:
+    """The knowledge base, bundled data plus the user's files ``extra`` (cached per set)."""
+    return Knowledge(extra)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .checks import all_rules, run_checks
 import os
+from functools import partial
 
 from .discover import MANIFEST, discover, display_path
 from .extract import extract
@@ -22,9 +23,9 @@ class LintResult:
     missing: list[str] = field(default_factory=list)
 
 
-def lint_unit(sub: Submission) -> list[Finding]:
+def lint_unit(sub: Submission, kb=None) -> list[Finding]:
     """Findings of one loaded submission or loose file (load-stage findings included)."""
-    kb = knowledge()
+    kb = kb or knowledge()
     deployment = extract(kb, sub.manifest, sub.launches, sub.configs)
     findings = list(sub.findings) + run_checks(sub, deployment, kb)
     rules = all_rules()
@@ -43,17 +44,19 @@ def _with_unlisted(jobs, named: list[str], read: set[str]):
             yield load_loose_file, path
 
 
-def lint_paths(paths: list[str]) -> LintResult:
+def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = ()) -> LintResult:
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
-    jobs = [(load_submission, d) for d in targets.submissions] + [(load_loose_file, f) for f in targets.loose_files]
+    kb = knowledge(extra_knowledge)
+    jobs = [(partial(load_submission, kb=kb), d) for d in targets.submissions] + \
+        [(load_loose_file, f) for f in targets.loose_files]
     read: set[str] = set()
     for load, path in _with_unlisted(jobs, targets.named_in_submissions, read):
         result.units += 1
         try:
             sub = load(path)
-            findings = lint_unit(sub)
+            findings = lint_unit(sub, kb)
         except Exception as err:  # a bug in cfglint: report it on this unit, check the others
             shown = display_path(os.path.join(path, MANIFEST) if os.path.isdir(path) else path)
             findings = [Finding("IO001", f"cfglint internal error while checking {shown}: "

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .argsfile import parse_args_file
 from .discover import MANIFEST, display_path
 from .extract import ConfigFile
+from .knowledge import knowledge
 from .model import Finding, Span
 from .shell import Command, ShellScript, parse_shell
 from .textfile import ReadError, TextFile, read_text
@@ -85,14 +86,11 @@ def manifest_validator():
     return validator("submission.schema.json")
 
 
-def _unknown_names(node: YNode, data: dict) -> list[Finding]:
+def _unknown_names(node: YNode, data: dict, kb) -> list[Finding]:
     """Warnings for an accelerator or model the knowledge base does not know: the hardware
     and parser-family checks cannot run for them."""
     import difflib
 
-    from .knowledge import knowledge
-
-    kb = knowledge()
     out = []
     system = data.get("system") if isinstance(data.get("system"), dict) else {}
     acc = system.get("accelerator")
@@ -132,7 +130,7 @@ def _inside(root: str, rel: str) -> str | None:
     return full if full == real_root or full.startswith(real_root + os.sep) else None
 
 
-def load_submission(root: str) -> Submission:
+def load_submission(root: str, kb=None) -> Submission:
     """Load the submission in directory ``root``. Never raises for bad input."""
     sub = Submission(root=root, display=display_path(root))
     mdisplay = display_path(os.path.join(root, MANIFEST))
@@ -149,7 +147,7 @@ def load_submission(root: str) -> Submission:
         return sub
     sub.manifest = data
     sub.findings.extend(schema_findings("SUB001", manifest_validator(), node, data, mdisplay))
-    sub.findings.extend(_unknown_names(node, data))
+    sub.findings.extend(_unknown_names(node, data, kb or knowledge()))
 
     seen: set[str] = set()
     for key in ("launch", "configs"):

@@ -81,8 +81,8 @@ class Context:
 
 def all_rules() -> dict[str, Rule]:
     """Every rule, registered on first call (imports the rule modules)."""
-    from . import (declared, disagg, eagle, engine_schema, flags, hardware, image, io, nodes,  # noqa: F401
-                   parsers, redaction, speculative, topology)
+    from . import (declared, disagg, eagle, engine_schema, flags, hardware, image, io, kernels,  # noqa: F401
+                   nodes, parsers, redaction, speculative, topology)
 
     return dict(sorted(REGISTRY.items()))
 
