@@ -28,6 +28,12 @@ def test_every_accelerator_model_and_parser_names_its_source():
     assert count > 100
     for name in ("engines.yaml", "kernels.yaml", "paths.yaml"):
         assert "source" in (rules / name).read_text()
+    for entry in yaml.safe_load((rules / "kernels.yaml").read_text()).get("known_bad") or []:
+        assert str(entry.get("source", "")).strip(), entry
+    for name, registry in kb.flag_registries.items():
+        assert registry.source.strip() and len(registry.flags) > 5, name
+    assert set(kb.flag_registries) >= {"sglang", "vllm", "trtllm", "trtllm.disaggregated", "dynamo.frontend",
+                                       "dynamo.trtllm", "dynamo.sglang"}
 
 
 def test_published_systems_and_models_are_known():
