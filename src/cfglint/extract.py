@@ -308,6 +308,11 @@ class _Adapter:
                 i += 1
         return flags, positionals
 
+    def booleans(self, names: tuple[str, ...]) -> set[str]:
+        """Option strings that take no value, from the flag registries (rules/flags/)."""
+        regs = self.kb.flag_registries
+        return set().union(*(regs[n].no_value_options for n in names if n in regs))
+
     def find_config(self, ref: str) -> ConfigFile | None:
         norm = os.path.normpath(ref)
         for cfg in self.configs:
@@ -351,7 +356,7 @@ class _Adapter:
 
         proc.tables = registries(kind, engine, orchestrator, launcher)
         tables = self._tables(engine, orchestrator)
-        booleans: set[str] = set()
+        booleans = self.booleans(proc.tables)
         for spec in tables:
             booleans.update(spec.get("boolean_flags") or [])
         flags, positionals = self.parse_args(words[consumed:], booleans)

@@ -159,6 +159,12 @@ class FlagRegistry:
             for option in [flag, *(entry.get("aliases") or []), *(entry.get("negation") or [])]:
                 self.primary.setdefault(option, flag)
 
+    @cached_property
+    def no_value_options(self) -> frozenset[str]:
+        """Option strings of boolean flags (they take no value), aliases and negations included."""
+        return frozenset(o for flag, e in self.flags.items() if (e or {}).get("type") == "bool"
+                         for o in [flag, *((e or {}).get("aliases") or []), *((e or {}).get("negation") or [])])
+
     def find(self, option: str) -> str | None:
         """The primary name of ``option`` (alias, negation, unique abbreviation), or None."""
         if self.dynamic_prefix and option.startswith(self.dynamic_prefix):
