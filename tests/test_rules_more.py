@@ -119,3 +119,13 @@ def test_hw003_rocm_image_on_nvidia(tmp_path):
     replace_once(d / "submission.yaml", "accelerator: MI355X", "accelerator: B200")
     found = only(lint(d), "HW003")
     assert len(found) == 1 and found[0][2] == 26 and "built for AMD accelerators but the system is B200" in found[0][4]
+
+
+def test_hw002_blackwell_only_attention_backend_on_hopper(tmp_path):
+    d = copy_submission("artificial-analysis/deepseek-v4-pro/h200-sglang-tp8-eagle", tmp_path)
+    line = replace_once(d / "run.sh", "--moe-runner-backend marlin", "--moe-runner-backend marlin --attention-backend trtllm_mla")
+    found = only(lint(d), "HW002")
+    assert [(f[1], f[2]) for f in found] == [("run.sh", line)]
+    assert "trtllm_mla on H200 (sm90" in found[0][4] and "only supported on Blackwell" in found[0][4]
+    replace_once(d / "submission.yaml", "accelerator: H200", "accelerator: B200")
+    assert only(lint(d), "HW002") == []
