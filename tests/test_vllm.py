@@ -58,3 +58,13 @@ def test_vllm_sglang_parser_spelling(tmp_path):
     found = lint(d)
     assert [f[0] for f in found] == ["PRS001"]
     assert "vLLM has no reasoning parser 'gpt-oss'" in found[0][4] and "SGLang" in found[0][4]
+
+
+def test_vllm_dotted_speculative_config_keys_are_merged(tmp_path):
+    # vllm-project/recipes GLM5.md: --speculative-config.method mtp --speculative-config.num_speculative_tokens 3
+    d = copy_submission("recipes/vllm-glm-5.1-fp8-h200-tp8-mtp3", tmp_path)
+    assert lint(d) == []  # two keys of one JSON flag, not one flag given twice
+    replace_once(d / "submission.yaml", "draft_tokens: 3", "draft_tokens: 5")
+    found = lint(d)
+    assert [(f[0], f[1], f[2], f[3]) for f in found] == [("SPEC001", "run.sh", 4, 50)]
+    assert "mtp num_speculative_tokens 3" in found[0][4]

@@ -9,6 +9,7 @@ MoE runner / parsers, and whether the engine YAML or the command line wins.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -366,8 +367,9 @@ class _Adapter:
         underscores = any(spec.get("underscore_flags") for spec in tables)
         for flag, value in flags:
             name = flag.text
-            if underscores and name.startswith("--"):
-                name = "--" + name[2:].replace("_", "-")
+            if underscores and name.startswith("--"):  # vLLM: only before the first '.' (JSON keys keep theirs)
+                head, dot, rest = name[2:].partition(".")
+                name = "--" + head.replace("_", "-") + dot + rest
             proc.flag_names.add(name)
             proc.args.append(Arg(name, flag.text, flag.span,
                                  Located(value.text, value.span) if value is not None and value.static else None, "cli"))
@@ -381,6 +383,9 @@ class _Adapter:
                     proc.missing_configs.append(Located(value.text, value.span))
                 continue
             setting = flag_to_setting.get(name)
+            if setting is None and "." in name and value is not None and value.static:
+                self.merge_json_key(proc, name, value, flag_to_setting)
+                continue
             if setting is None:
                 continue
             if value is None:
@@ -409,6 +414,30 @@ class _Adapter:
         if engine:
             tables.append(self.engines.get(engine, {}))
         return tables
+
+    @staticmethod
+    def merge_json_key(proc: Process, name: str, value: Word, flag_to_setting: dict[str, str]) -> None:
+        """vLLM's ``--speculative-config.num_speculative_tokens 3``: one key of a JSON flag,
+        merged into that flag's JSON the way vLLM's FlexibleArgumentParser does."""
+        head, _, path = name.partition(".")
+        setting = flag_to_setting.get(head)
+        if setting is None:
+            return
+        current = proc.settings.get(setting)
+        try:
+            merged = json.loads(current.value) if current is not None and isinstance(current.value, str) else {}
+        except ValueError:
+            merged = {}
+        if not isinstance(merged, dict):
+            return
+        node = merged
+        keys = path.split(".")
+        for k in keys[:-1]:
+            node = node.setdefault(k, {}) if isinstance(node.get(k, {}), dict) else {}
+        node[keys[-1]] = _typed(value.text)
+        # the span of the draft-length key when there is one, so findings point at that number
+        span = value.span if keys[-1] == "num_speculative_tokens" or current is None else current.span
+        proc.settings[setting] = Located(json.dumps(merged), span)
 
     def apply_config(self, proc: Process, cfg: ConfigFile) -> None:
         """Settings from an engine YAML: SGLang/vLLM keys are flag names (the command line

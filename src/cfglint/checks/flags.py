@@ -159,6 +159,8 @@ def check_conflicts(ctx: Context):
             primary = next((r.find(arg.name) for r in regs if r.find(arg.name)), None)
             if primary is None or arg.value is None:
                 continue
+            if "." in arg.name:  # vLLM --json-flag.key value: one key of a JSON argument, merged by vLLM
+                primary = primary + arg.name[arg.name.index("."):]
             first = seen.get(primary)
             if first is None:
                 seen[primary] = arg
