@@ -129,3 +129,13 @@ def test_hw002_blackwell_only_attention_backend_on_hopper(tmp_path):
     assert "trtllm_mla on H200 (sm90" in found[0][4] and "only supported on Blackwell" in found[0][4]
     replace_once(d / "submission.yaml", "accelerator: H200", "accelerator: B200")
     assert only(lint(d), "HW002") == []
+
+
+def test_spec002_eagle_steps3_topk1_draft4_is_right():
+    # the negative control: SGLang's DeepSeek-V3.2 MTP recipe, EAGLE 3 steps / topk 1 / 4 draft tokens
+    from support import EXAMPLES
+    rel = EXAMPLES / "recipes" / "sglang-deepseek-v3.2-exp-h200-tp8-dp8-mtp"
+    text = (rel / "run.sh").read_text()
+    assert "--speculative-num-steps 3" in text and "--speculative-eagle-topk 1" in text
+    assert "--speculative-num-draft-tokens 4" in text
+    assert lint(rel) == []
