@@ -167,85 +167,93 @@ class _Adapter:
         self.default_engine = eng.get("name") if isinstance(eng.get("name"), str) else None
         self.default_orchestrator = eng.get("orchestrator") if isinstance(eng.get("orchestrator"), str) else None
         self.last_image: Located | None = None
+        self.ranks: Located | None = None
         self.aggregated = (manifest.get("serving") or {}).get("mode") == "aggregated" \
             if isinstance(manifest.get("serving"), dict) else False
 
     # -- wrappers ----------------------------------------------------------------------
     def unwrap(self, words: list[Word], env: dict[str, Word]) -> tuple[list[Word], Located | None]:
-        """Strip docker run / mpirun / srun / env / trtllm-llmapi-launch; collect env and ranks
-        (the docker image goes to ``self.last_image``)."""
-        ranks: Located | None = None
+        """Strip docker run / mpirun / srun / env / numactl / trtllm-llmapi-launch ...; collect
+        their environment (into ``env``) and MPI rank count (the docker image goes to
+        ``self.last_image``). Returns the words of the wrapped command and the rank count."""
         self.last_image = None
-        w = self.wrappers
+        self.ranks: Located | None = None
         while words:
             head = os.path.basename(words[0].text)
             if head == "docker" and len(words) > 1 and words[1].text == "run":
-                i = 2
-                while i < len(words) and words[i].text.startswith("-"):
-                    t = words[i].text
-                    if t in ("-e", "--env") and i + 1 < len(words):
-                        self._env_word(words[i + 1], env)
-                        i += 2
-                    elif t.startswith(("--env=", "-e=")):
-                        self._env_word(Word(t.split("=", 1)[1], t, words[i].span), env)
-                        i += 1
-                    elif "=" in t and t.startswith("--") or t in w.get("docker_run_boolean", []) \
-                            or re.fullmatch(r"-[dit]{2,3}", t):
-                        i += 1
-                    else:
-                        i += 2
-                if i < len(words):
-                    self.last_image = Located(words[i].text, words[i].span)
-                words = words[i + 1:]  # skip the image
+                start = self._docker_run(words, env)
             elif head in ("mpirun", "mpiexec"):
-                i = 1
-                while i < len(words) and words[i].text.startswith("-"):
-                    t = words[i].text
-                    if t in w.get("mpirun_ranks", []) and i + 1 < len(words):
-                        n = _as_int(words[i + 1].text)
-                        if n is not None:
-                            ranks = Located(n, words[i + 1].span)
-                        i += 2
-                    elif t.split("=", 1)[0] in w.get("mpirun_ranks", []) and "=" in t:
-                        n = _as_int(t.split("=", 1)[1])
-                        if n is not None:
-                            ranks = Located(n, words[i].span)
-                        i += 1
-                    elif t == "-x" and i + 1 < len(words):
-                        self._env_word(words[i + 1], env)
-                        i += 2
-                    elif t in w.get("mpirun_two_values", []):
-                        i += 3
-                    elif t in w.get("mpirun_boolean", []) or "=" in t:
-                        i += 1
-                    else:
-                        i += 2
-                words = words[i:]
+                start = self._mpirun(words, env)
             elif head == "srun":
-                i = 1
-                while i < len(words) and words[i].text.startswith("-"):
-                    i += 1 if ("=" in words[i].text or words[i].text.startswith("--")) else 2
-                words = words[i:]
+                start = self._options(words, 1, lambda t: 1 if ("=" in t or t.startswith("--")) else 2)
             elif head == "env":
-                i = 1
-                while i < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[i].text):
-                    self._env_word(words[i], env)
-                    i += 1
-                words = words[i:]
-            elif head in w.get("transparent", []):
-                words = words[1:]
-            elif head in (w.get("with_options") or {}):
-                spec = w["with_options"][head]
-                i = 1
+                start = 1
+                while start < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[start].text):
+                    self._env_word(words[start], env)
+                    start += 1
+            elif head in self.wrappers.get("transparent", []):
+                start = 1
+            elif head in (self.wrappers.get("with_options") or {}):
+                spec = self.wrappers["with_options"][head]
                 value_opts = set(spec.get("value_options") or [])
-                while i < len(words) and words[i].text.startswith("-"):
-                    t = words[i].text
-                    i += 2 if (t in value_opts or (spec.get("short_take_value") and not t.startswith("--")
-                                                    and len(t) == 2)) else 1
-                words = words[i + int(spec.get("positional", 0)):]
+                short = bool(spec.get("short_take_value"))
+                start = self._options(words, 1, lambda t, v=value_opts, sh=short: 2 if t in v or (
+                    sh and not t.startswith("--") and len(t) == 2) else 1) + int(spec.get("positional", 0))
             else:
                 break
-        return words, ranks
+            words = words[start:]
+        return words, self.ranks
+
+    @staticmethod
+    def _options(words: list[Word], i: int, width) -> int:
+        """Index of the first word after the options starting at ``i``; ``width(option)`` says
+        how many words an option takes (itself included)."""
+        while i < len(words) and words[i].text.startswith("-"):
+            i += width(words[i].text)
+        return i
+
+    def _docker_run(self, words: list[Word], env: dict[str, Word]) -> int:
+        booleans = set(self.wrappers.get("docker_run_boolean", []))
+        i = 2
+        while i < len(words) and words[i].text.startswith("-"):
+            t = words[i].text
+            if t in ("-e", "--env") and i + 1 < len(words):
+                self._env_word(words[i + 1], env)
+                i += 2
+            elif t.startswith(("--env=", "-e=")):
+                self._env_word(Word(t.split("=", 1)[1], t, words[i].span), env)
+                i += 1
+            elif ("=" in t and t.startswith("--")) or t in booleans or re.fullmatch(r"-[dit]{2,3}", t):
+                i += 1
+            else:
+                i += 2
+        if i < len(words):
+            self.last_image = Located(words[i].text, words[i].span)
+        return i + 1  # the command after the image
+
+    def _mpirun(self, words: list[Word], env: dict[str, Word]) -> int:
+        w = self.wrappers
+        rank_flags = set(w.get("mpirun_ranks", []))
+        i = 1
+        while i < len(words) and words[i].text.startswith("-"):
+            t = words[i].text
+            name, eq, inline = t.partition("=")
+            if name in rank_flags and (eq or i + 1 < len(words)):
+                word = words[i] if eq else words[i + 1]
+                n = _as_int(inline if eq else word.text)
+                if n is not None:
+                    self.ranks = Located(n, word.span)
+                i += 1 if eq else 2
+            elif t == "-x" and i + 1 < len(words):
+                self._env_word(words[i + 1], env)
+                i += 2
+            elif t in w.get("mpirun_two_values", []):
+                i += 3
+            elif t in w.get("mpirun_boolean", []) or eq:
+                i += 1
+            else:
+                i += 2
+        return i
 
     @staticmethod
     def _env_word(word: Word, env: dict[str, Word]) -> None:
