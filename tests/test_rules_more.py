@@ -139,3 +139,19 @@ def test_spec002_eagle_steps3_topk1_draft4_is_right():
     assert "--speculative-num-steps 3" in text and "--speculative-eagle-topk 1" in text
     assert "--speculative-num-draft-tokens 4" in text
     assert lint(rel) == []
+
+
+def test_top004_tp_must_divide_attention_heads(tmp_path):
+    d = copy_submission("artificial-analysis/kimi-k3/b300-sglang-tp8", tmp_path)  # Kimi K3: 96 heads
+    line = replace_once(d / "run.sh", "--tp-size 8", "--tp-size 5")
+    found = only(lint(d), "TOP004")
+    assert [(f[2], f[3]) for f in found] == [(line, 67)]
+    assert "attention TP 5 does not divide the 96 attention heads of moonshotai/Kimi-K3" in found[0][4]
+
+
+def test_hw002_trtllm_gen_moe_outside_blackwell(tmp_path):
+    d = copy_submission("nvidia/gpt-oss-120b/b200-trtllm-tp1-eagle3", tmp_path)  # moe_config.backend: TRTLLM
+    assert only(lint(d), "HW002") == []
+    replace_once(d / "submission.yaml", "accelerator: B200", "accelerator: H200")
+    found = only(lint(d), "HW002")
+    assert len(found) == 1 and found[0][1] == "extra_llm_api_options.yaml" and "SM100 or SM103" in found[0][4]

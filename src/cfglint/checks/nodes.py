@@ -79,8 +79,12 @@ def check_nodes(ctx: Context):
       "SGLang splits TP ranks into DP-attention groups (tp % dp == 0), MoE expert groups "
       "(tp % ep == 0) and decode-context groups (tp % dcp == 0); TensorRT-LLM splits TP into "
       "MoE TP x MoE EP (moe_tensor_parallel_size x moe_expert_parallel_size == "
-      "tensor_parallel_size). Engines reject other combinations at start-up.",
+      "tensor_parallel_size). Attention heads are split over the attention TP ranks (TP, or "
+      "TP / DP under SGLang DP attention; TensorRT-LLM attention DP keeps whole heads), so "
+      "that size must divide the model's num_attention_heads. Engines reject other "
+      "combinations at start-up.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (dp attention, ep and dcp size checks)",
+       "rules/models.yaml (num_attention_heads from each model's config.json)",
        "NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py / mapping.py (moe_tp_size * moe_ep_size == tp_size)"))
 def check_divisibility(ctx: Context):
     for p in ctx.deployment.engine_processes():
@@ -89,6 +93,7 @@ def check_divisibility(ctx: Context):
         tp = as_int(tp_loc.value) if tp_loc else 1
         if not tp:
             continue
+        yield from _heads(ctx, p, tp, tp_loc)
         pairs = []
         if p.engine == "sglang":
             if s.get("attention_dp") is not None and s["attention_dp"].value is True:
@@ -108,3 +113,23 @@ def check_divisibility(ctx: Context):
             if v and v > 0 and tp % v:
                 yield Finding("TOP004", f"{label} {v} does not divide TP {tp}", loc.span,
                               related=[(tp_loc.span, f"TP {tp}")] if tp_loc else [])
+
+
+def _heads(ctx: Context, p, tp: int, tp_loc):
+    """Attention heads must split evenly over the attention TP ranks."""
+    model = p.settings.get("model")
+    entry = ctx.kb.model(model.value if model and isinstance(model.value, str) else None) or \
+        (ctx.kb.model(ctx.manifest.get("model")) if ctx.sub.has_manifest else None)
+    heads = as_int((entry or {}).get("num_attention_heads"))
+    if not heads or tp_loc is None:
+        return
+    adp = p.settings.get("attention_dp")
+    attn_tp = tp
+    if adp is not None and adp.value is True:
+        if p.engine == "trtllm":
+            return  # attention DP: every rank holds all heads
+        dp = as_int(p.settings["dp"].value) if "dp" in p.settings else 1
+        attn_tp = tp // dp if dp and tp % dp == 0 else tp
+    if heads % attn_tp:
+        yield Finding("TOP004", f"attention TP {attn_tp} does not divide the {heads} attention heads of {entry['id']}",
+                      tp_loc.span)
