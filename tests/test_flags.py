@@ -88,3 +88,17 @@ def test_flg001_vllm_and_dynamo_registries(tmp_path):
     assert [(r, line) for r, line, _ in found] == [("FLG001", 2), ("FLG001", 4)]
     assert found[0][2].startswith("vLLM no longer accepts --enable-reasoning; use --reasoning-parser")
     assert found[1][2].startswith("trtllm-serve has no flag --tool-parser: did you mean --tool_parser?")
+
+
+def test_flg001_flag_missing_from_the_declared_engine_version(tmp_path):
+    # GLM-5.2 on SGLang 0.5.17; --prefill-decode-interval only exists in 0.5.23 (rules/flags/sglang.yaml)
+    d = copy_submission(GLM_EAGLE, tmp_path)
+    line = replace_once(d / "run.sh", "--enable-cache-report", "--enable-cache-report --prefill-decode-interval 4")
+    found = only(lint(d), "FLG001")
+    assert [(f[1], f[2]) for f in found] == [("run.sh", line)]
+    assert "SGLang 0.5.17 (the manifest's engine version) has no --prefill-decode-interval; it exists in 0.5.23" in found[0][4]
+    replace_once(d / "submission.yaml", 'version: "0.5.17"', 'version: "0.5.23"')
+    # 0.5.23 has --prefill-decode-interval, but dropped the published --cuda-graph-max-bs key
+    found = only(lint(d), "FLG001")
+    assert [(f[1], f[2]) for f in found] == [("ifb_config.yaml", 8)]
+    assert "SGLang 0.5.23 (the manifest's engine version) has no --cuda-graph-max-bs" in found[0][4]

@@ -153,6 +153,7 @@ class FlagRegistry:
         self.removed, self.did_you_mean = removed or {}, did_you_mean or {}
         self.allow_abbrev, self.underscores = allow_abbrev, underscores
         self.dynamic_prefix = dynamic_prefix  # e.g. dynamo.trtllm --trtllm.<group>.<key>
+        self.versions: list[str] = []          # releases whose parsers the data was read from
         self.primary: dict[str, str] = {}
         for flag, entry in self.flags.items():
             entry = entry or {}
@@ -197,6 +198,7 @@ def _registries() -> dict[str, FlagRegistry]:
     if sg:
         out["sglang"] = FlagRegistry("sglang", sg.get("flags"), sg.get("source", ""), sg.get("removed_flags"),
                                      sg.get("did_you_mean"), allow_abbrev=True)
+        out["sglang"].versions = [str(v) for v in sg.get("versions") or []]
     vl = _load("flags/vllm.yaml")
     if vl:
         out["vllm"] = FlagRegistry("vllm", vl.get("flags"), vl.get("source", ""), vl.get("removed_flags"),

@@ -73,10 +73,33 @@ def check_unknown_flags(ctx: Context):
         regs = _registries(ctx, p)
         if regs is None:
             continue
+        version = _declared_version(ctx, p)
         for arg in p.args:
-            if any(r.find(arg.name) for r in regs):
+            found = [(r, r.find(arg.name)) for r in regs if r.find(arg.name)]
+            if not found:
+                yield Finding("FLG001", _unknown_message(ctx, arg, regs), arg.span)
                 continue
-            yield Finding("FLG001", _unknown_message(ctx, arg, regs), arg.span)
+            r, primary = found[0]
+            if version is None or version not in r.versions:
+                continue
+            have = (r.flags.get(primary) or {}).get("versions")
+            rejected = (r.removed.get(arg.name) or {}).get("versions_rejecting") or []
+            if (have and version not in have) or version in rejected:
+                other = ", ".join(v for v in (have or []) if v != version)
+                yield Finding("FLG001", f"{LABEL.get(r.name, r.name)} {version} (the manifest's engine version) has no "
+                                        f"{arg.name}{_where(arg)}" + (f"; it exists in {other}" if other else ""),
+                              arg.span)
+
+
+def _declared_version(ctx: Context, p: Process) -> str | None:
+    """The engine release the manifest declares for ``p``'s engine (x.y.z), or None."""
+    if not ctx.sub.has_manifest:
+        return None
+    engine = ctx.manifest.get("engine") if isinstance(ctx.manifest.get("engine"), dict) else {}
+    if engine.get("name") != p.engine or not isinstance(engine.get("version"), str):
+        return None
+    m = re.search(r"\d+\.\d+\.\d+", engine["version"])
+    return m.group(0) if m else None
 
 
 def _valid(entry: dict, value) -> str | None:
