@@ -56,7 +56,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str,
     if result.units == 0:
         click.echo("cfglint: warning: no submission (a directory with submission.yaml) found; "
                    "pass launch or engine files to lint them on their own", err=True)
-    failing = [f for f in result.findings if level_rank(f.level) >= level_rank(fail_level)]
+    failing = [f for f in result.findings if not f.suppressed and level_rank(f.level) >= level_rank(fail_level)]
     code = 1 if failing else 0
     rules = all_rules()
     if fmt == "text":

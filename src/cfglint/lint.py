@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from .checks import all_rules, run_checks
 import os
+from dataclasses import dataclass, field
 from functools import partial
 
+from . import suppress
+from .checks import all_rules, run_checks
 from .discover import MANIFEST, discover, display_path
 from .extract import extract
 from .knowledge import knowledge
@@ -23,11 +23,13 @@ class LintResult:
     missing: list[str] = field(default_factory=list)
 
 
-def lint_unit(sub: Submission, kb=None) -> list[Finding]:
-    """Findings of one loaded submission or loose file (load-stage findings included)."""
+def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Finding]:
+    """Findings of one loaded submission or loose file (load-stage findings included), inline
+    suppressions applied (suppressed findings are kept, marked)."""
     kb = kb or knowledge()
     deployment = extract(kb, sub.manifest, sub.launches, sub.configs)
     findings = list(sub.findings) + run_checks(sub, deployment, kb)
+    findings += suppress.apply(findings, sub.texts, require_reason)
     rules = all_rules()
     for f in findings:
         if f.level is None:
@@ -44,7 +46,7 @@ def _with_unlisted(jobs, named: list[str], read: set[str]):
             yield load_loose_file, path
 
 
-def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = ()) -> LintResult:
+def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False) -> LintResult:
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
@@ -56,7 +58,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = ()) -> LintR
         result.units += 1
         try:
             sub = load(path)
-            findings = lint_unit(sub, kb)
+            findings = lint_unit(sub, kb, require_reason)
         except Exception as err:  # a bug in cfglint: report it on this unit, check the others
             shown = display_path(os.path.join(path, MANIFEST) if os.path.isdir(path) else path)
             findings = [Finding("IO001", f"cfglint internal error while checking {shown}: "

@@ -51,6 +51,7 @@ class Finding:
     level: str | None = None  # None: the rule's default level
     related: list[tuple[Span, str]] = field(default_factory=list)
     fix: str | None = None  # replacement text for ``span`` when the fix is mechanical
+    suppressed: str | None = None  # the justification, when an inline directive silences it
 
     def sort_key(self) -> tuple:
         s = self.span

@@ -39,6 +39,8 @@ def text(findings: list[Finding], sources: dict[str, list[str]], summary: str) -
     """``path:line:col: ID [level] message`` followed by the offending line and a caret."""
     out = []
     for f in findings:
+        if f.suppressed:
+            continue
         s = f.span
         out.append(f"{s.path}:{s.line}:{s.col}: {f.rule_id} [{f.level}] {f.message}")
         line = _line_text(sources, f)
@@ -60,6 +62,7 @@ def as_json(findings: list[Finding], exit_code: int) -> str:
             "end_line": f.span.end_line, "end_column": f.span.end_col,
             "related": [{"path": s.path, "line": s.line, "column": s.col, "message": m} for s, m in f.related],
             "fix": f.fix,
+            "suppressed": f.suppressed,
         } for f in findings],
     }, indent=2) + "\n"
 
@@ -76,6 +79,8 @@ def github(findings: list[Finding]) -> str:
     kind = {"error": "error", "warning": "warning", "note": "notice"}
     out = []
     for f in findings:
+        if f.suppressed:
+            continue
         s = f.span
         props = f"file={_escape_gh(s.path, True)},line={s.line},col={s.col}"
         if s.end_line == s.line:
@@ -121,6 +126,8 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
             "defaultConfiguration": {"level": r.level},
             "properties": {"tags": list(r.tags) + ["configuration"]},
         }
+        if "security" in r.tags:  # GitHub code scanning ranks security alerts by this score
+            entry["properties"]["security-severity"] = r.security_severity
         driver_rules.append(entry)
     results = []
     for f in findings:
@@ -140,6 +147,8 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
                 "id": i + 1,
                 "physicalLocation": {"artifactLocation": _artifact(s.path), "region": _region(s)},
                 "message": {"text": m}} for i, (s, m) in enumerate(f.related)]
+        if f.suppressed:
+            result["suppressions"] = [{"kind": "inSource", "justification": f.suppressed}]
         if f.fix is not None:
             result["fixes"] = [{
                 "description": {"text": f"Replace with {f.fix}"},
@@ -163,7 +172,7 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
 
 
 def summarize(findings: Iterable[Finding], n_units: int) -> str:
-    findings = list(findings)
+    findings = [f for f in findings if not f.suppressed]
     if not findings:
         return f"cfglint: no findings in {n_units} submission(s) / file(s)"
     counts: dict[str, int] = {}

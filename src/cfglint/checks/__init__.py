@@ -29,6 +29,7 @@ class Rule:
     sources: tuple[str, ...] = ()
     check: Callable[["Context"], Iterable[Finding]] | None = None
     tags: tuple[str, ...] = field(default=())
+    security_severity: str = "5.0"  # GitHub's 0.0-10.0 scale, used when tags has "security"
 
 
 REGISTRY: dict[str, Rule] = {}

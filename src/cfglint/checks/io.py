@@ -28,3 +28,18 @@ register(
     "incomplete; a path outside the directory (absolute, or escaping with ..) is refused so a "
     "submission can only describe its own files.",
     ("DESIGN.md, 'What a submission is'",))
+
+register(
+    "SUP001", "unused-suppression", "warning",
+    "A '# cfglint: disable=ID' comment silences no finding.",
+    "A suppression that matches nothing is stale: the problem was fixed, the ID is wrong, or "
+    "the comment is not on the finding's line or the line before it. Remove it so it cannot "
+    "hide a future finding.",
+    ("ruff RUF100 (unused-noqa), the model for this rule",))
+
+register(
+    "SUP002", "suppression-without-reason", "error",
+    "A suppression gives no reason, and the configuration requires one.",
+    "With require-reason set, every '# cfglint: disable=ID' must say why after ' -- ', so a "
+    "reviewer can judge it: '# cfglint: disable=RED001 -- path inside the container image'.",
+    ("cfglint configuration: require-reason",))

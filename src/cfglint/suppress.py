@@ -1,0 +1,69 @@
+"""Inline suppressions: ``# cfglint: disable=ID[,ID] -- reason`` on a finding's line or the line
+before it, and ``# cfglint: disable-file=ID[,ID] -- reason`` anywhere in a file. IDs may be
+rule families (``RED``). Works in shell, worker argument files and YAML (all use ``#``).
+
+Suppressed findings stay in the result (SARIF reports them with ``suppressions``); a
+directive that silences nothing is itself a finding (SUP001), and so is one without a reason
+when the configuration requires reasons (SUP002).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .model import Finding, Span
+from .textfile import TextFile
+
+DIRECTIVE = re.compile(r"#\s*cfglint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\s]+?)\s*(?:--\s*(.*?))?\s*$")
+
+
+@dataclass(slots=True)
+class Directive:
+    ids: list[str]
+    reason: str
+    span: Span
+    whole_file: bool
+    used: bool = False
+    lines: tuple[int, ...] = field(default=())
+
+
+def directives(tf: TextFile) -> list[Directive]:
+    """Every suppression comment of a file."""
+    out = []
+    for lineno, line in enumerate(tf.lines, start=1):
+        if "cfglint:" not in line:
+            continue
+        m = DIRECTIVE.search(line)
+        if not m:
+            continue
+        ids = [i.strip().upper() for i in m.group(2).split(",") if i.strip()]
+        span = Span(tf.display, lineno, m.start() + 1, lineno, m.end() + 1)
+        whole = m.group(1) == "disable-file"
+        out.append(Directive(ids, (m.group(3) or "").strip(), span, whole, lines=(lineno, lineno + 1)))
+    return out
+
+
+def _covers(d: Directive, rule_id: str) -> bool:
+    return any(rule_id == i or rule_id.startswith(i) and not i[-1:].isdigit() for i in d.ids)
+
+
+def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool = False) -> list[Finding]:
+    """Mark findings silenced by a directive (``Finding.suppressed`` = the reason); returns the
+    new SUP001 / SUP002 findings about the directives themselves."""
+    by_file = {tf.display: directives(tf) for tf in texts}
+    for f in findings:
+        for d in by_file.get(f.span.path, []):
+            if _covers(d, f.rule_id) and (d.whole_file or f.span.line in d.lines):
+                f.suppressed = d.reason or "suppressed in source"
+                d.used = True
+                break
+    extra = []
+    for ds in by_file.values():
+        for d in ds:
+            if not d.used:
+                extra.append(Finding("SUP001", f"this suppression of {', '.join(d.ids)} silences nothing; remove it",
+                                     d.span))
+            if require_reason and not d.reason:
+                extra.append(Finding("SUP002", "a suppression needs a reason: '# cfglint: disable=ID -- why'", d.span))
+    return extra
