@@ -29,7 +29,9 @@ def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Fi
     kb = kb or knowledge()
     deployment = extract(kb, sub.manifest, sub.launches, sub.configs)
     findings = list(sub.findings) + run_checks(sub, deployment, kb)
-    findings += suppress.apply(findings, sub.texts, require_reason)
+    commands = {path: [(c.span.line, c.span.end_line) for c in parsed.commands]
+                for path, parsed, _role, is_args in sub.launches if not is_args}
+    findings += suppress.apply(findings, sub.texts, require_reason, commands)
     rules = all_rules()
     for f in findings:
         if f.level is None:

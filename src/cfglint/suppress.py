@@ -48,10 +48,21 @@ def _covers(d: Directive, rule_id: str) -> bool:
     return any(rule_id == i or rule_id.startswith(i) and not i[-1:].isdigit() for i in d.ids)
 
 
-def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool = False) -> list[Finding]:
+def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool = False,
+          commands: dict[str, list[tuple[int, int]]] | None = None) -> list[Finding]:
     """Mark findings silenced by a directive (``Finding.suppressed`` = the reason); returns the
-    new SUP001 / SUP002 findings about the directives themselves."""
+    new SUP001 / SUP002 findings about the directives themselves.
+
+    ``commands``: per shell file, the (first, last) lines of each command. A comment cannot
+    sit inside a backslash-continued command, so a directive on the line before a command
+    covers all of its lines, as ShellCheck's directives do.
+    """
     by_file = {tf.display: directives(tf) for tf in texts}
+    for path, ds in by_file.items():
+        for d in ds:
+            for first, last in (commands or {}).get(path, []):
+                if first == d.lines[-1]:
+                    d.lines = tuple(range(d.lines[0], last + 1))
     for f in findings:
         for d in by_file.get(f.span.path, []):
             if _covers(d, f.rule_id) and (d.whole_file or f.span.line in d.lines):

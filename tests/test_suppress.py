@@ -1,0 +1,72 @@
+"""Inline suppressions in shell, argument files and YAML; unused ones are findings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from support import EXAMPLES, copy_submission, lint, only, replace_once
+
+from cfglint.lint import lint_paths
+
+R1 = "nvidia/kimi-k3/gb300-dynamo-sglang-tp8-ep8-dspark7-replayssm-1p1d-mooncake-hicache-r1-v1"
+KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
+CFGLINT = Path(sys.executable).parent / "cfglint"
+
+
+def _active(path):
+    return [(f.rule_id, Path(f.span.path).name, f.span.line) for f in lint_paths([str(path)]).findings if not f.suppressed]
+
+
+def test_line_before_in_an_args_file(tmp_path):
+    d = copy_submission(R1, tmp_path)
+    assert [r for r, *_ in _active(d)] == ["RED001", "RED001"]
+    replace_once(d / "decode.args", "--speculative-draft-model-path",
+                 "# cfglint: disable=RED001 -- shared draft cache, named in the run notes\n--speculative-draft-model-path")
+    assert _active(d) == [("RED001", "prefill.args", 20)]
+    result = lint_paths([str(d)])
+    silenced = [f for f in result.findings if f.suppressed]
+    assert len(silenced) == 1 and silenced[0].suppressed == "shared draft cache, named in the run notes"
+
+
+def test_directive_before_a_continued_shell_command_covers_all_its_lines(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--tp-size 8 \\", "--tp-size 4 \\")
+    assert [r for r, *_ in _active(d)] == ["TOP001", "TOP002"]
+    replace_once(d / "run.sh", "docker run", "# cfglint: disable=TOP -- half the node on purpose\ndocker run")
+    assert _active(d) == []  # the family prefix TOP covers TOP001 and TOP002, on line 5 of the command
+
+
+def test_file_level_directive_in_yaml_and_unused_directive(tmp_path):
+    d = copy_submission(R1, tmp_path)
+    text = (d / "submission.yaml").read_text()
+    (d / "submission.yaml").write_text("# cfglint: disable-file=HW001 -- not an sm120 system\n" + text)
+    found = _active(d)
+    assert ("SUP001", "submission.yaml", 1) in found
+    sup = [f for f in lint_paths([str(d)]).findings if f.rule_id == "SUP001"][0]
+    assert "this suppression of HW001 silences nothing" in sup.message
+
+
+def test_reason_required_setting(tmp_path):
+    d = copy_submission(R1, tmp_path)
+    replace_once(d / "decode.args", "--speculative-draft-model-path",
+                 "# cfglint: disable=RED001\n--speculative-draft-model-path")
+    result = lint_paths([str(d)], require_reason=True)
+    assert [(f.rule_id, Path(f.span.path).name) for f in result.findings if not f.suppressed] == [
+        ("SUP002", "decode.args"), ("RED001", "prefill.args")]
+
+
+def test_suppressed_findings_do_not_fail_and_reach_sarif(tmp_path):
+    d = copy_submission(R1, tmp_path)
+    for name in ("decode.args", "prefill.args"):
+        replace_once(d / name, "--speculative-draft-model-path",
+                     "# cfglint: disable=RED001 -- site cache\n--speculative-draft-model-path")
+    out = tmp_path / "out.sarif"
+    proc = subprocess.run([str(CFGLINT), "check", str(d), "-f", "sarif", "-o", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(out.read_text())["runs"][0]["results"]
+    assert [r["suppressions"] for r in results] == [[{"kind": "inSource", "justification": "site cache"}]] * 2
+    text = subprocess.run([str(CFGLINT), "check", str(d)], capture_output=True, text=True)
+    assert "RED001" not in text.stdout and text.returncode == 0
