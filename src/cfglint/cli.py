@@ -28,31 +28,50 @@ def main() -> None:
               help="Output format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write the report to FILE instead of standard output.")
-@click.option("--fail-level", type=click.Choice(["note", "warning", "error"]), default="error", show_default=True,
-              help="Exit 1 when a finding at or above this level is reported.")
+@click.option("--fail-level", type=click.Choice(["note", "warning", "error"]), default=None,
+              help="Exit 1 when a finding at or above this level is reported (default: error, or the config's).")
 @click.option("--knowledge", "knowledge_files", multiple=True, type=click.Path(dir_okay=False),
               help="A YAML file of your own accelerators, models, parser names or host path prefixes "
                    "(same shape as rules/*.yaml); repeatable.")
-def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str,
-          knowledge_files: tuple[str, ...]) -> None:
+@click.option("--select", default=None, help="Comma-separated rule ids or families to report (overrides the config).")
+@click.option("--ignore", default=None, help="Comma-separated rule ids or families not to report (added to the config's).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              help="Configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint]).")
+@click.option("--no-config", is_flag=True, help="Ignore configuration files.")
+def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
+          knowledge_files: tuple[str, ...], select: str | None, ignore: str | None,
+          config_file: str | None, no_config: bool) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
+    from .config import ConfigError, find_config, load_config
+    from .knowledge import KnowledgeError, knowledge
     from .lint import lint_paths
     from .model import level_rank
 
-    from .knowledge import KnowledgeError, knowledge
-
+    targets = list(paths) or ["."]
     try:
-        knowledge(tuple(knowledge_files))
+        cfg = load_config(None if no_config else (config_file or find_config(targets)))
+    except ConfigError as err:
+        click.echo(f"cfglint: error: {err}", err=True)
+        sys.exit(2)
+    if select is not None:
+        cfg.select = [s.strip().upper() for s in select.split(",") if s.strip()]
+    if ignore is not None:
+        cfg.ignore += [s.strip().upper() for s in ignore.split(",") if s.strip()]
+    fail_level = fail_level or cfg.fail_level
+    extra = tuple(cfg.knowledge) + tuple(knowledge_files)
+    try:
+        knowledge(extra)
     except KnowledgeError as err:
         click.echo(f"cfglint: error: {err}", err=True)
         sys.exit(2)
-    result = lint_paths(list(paths) or ["."], tuple(knowledge_files))
+    result = lint_paths(targets, extra, cfg.require_reason)
     if result.missing:
         for m in result.missing:
             click.echo(f"cfglint: error: no such file or directory: {m}", err=True)
         sys.exit(2)
+    result.findings = cfg.apply(result.findings)
     if result.units == 0:
         click.echo("cfglint: warning: no submission (a directory with submission.yaml) found; "
                    "pass launch or engine files to lint them on their own", err=True)

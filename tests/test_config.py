@@ -1,0 +1,81 @@
+"""Configuration files (.cfglint.yaml, pyproject.toml [tool.cfglint]): every key, CLI overrides,
+and errors with positions."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import copy_submission
+
+R1 = "nvidia/kimi-k3/gb300-dynamo-sglang-tp8-ep8-dspark7-replayssm-1p1d-mooncake-hicache-r1-v1"
+CFGLINT = str(Path(sys.executable).parent / "cfglint")
+
+
+def run(cwd, *args):
+    proc = subprocess.run([CFGLINT, "check", "s", "-f", "json", *args], cwd=cwd, capture_output=True, text=True)
+    findings = json.loads(proc.stdout)["findings"] if proc.stdout.strip() else []
+    return proc.returncode, [(f["rule"], f["level"], Path(f["path"]).name) for f in findings], proc.stderr
+
+
+@pytest.fixture
+def project(tmp_path):
+    d = copy_submission(R1, tmp_path)
+    d.rename(tmp_path / "s")
+    return tmp_path
+
+
+def test_no_config(project):
+    code, found, _ = run(project)
+    assert code == 1 and [f[0] for f in found] == ["RED001", "RED001"]
+
+
+@pytest.mark.parametrize("text,code,expected", [
+    ("ignore: [RED]\n", 0, []),
+    ("select: [TOP, SPEC]\n", 0, []),
+    ("select: [RED001]\n", 1, [("RED001", "error", "decode.args"), ("RED001", "error", "prefill.args")]),
+    ("per-file-ignores: {'*/decode.args': [RED001]}\n", 1, [("RED001", "error", "prefill.args")]),
+    ("levels: {RED: warning}\n", 0, [("RED001", "warning", "decode.args"), ("RED001", "warning", "prefill.args")]),
+    ("levels: {RED: warning}\nfail-level: warning\n", 1, [("RED001", "warning", "decode.args"), ("RED001", "warning", "prefill.args")]),
+])
+def test_yaml_config_keys(project, text, code, expected):
+    (project / ".cfglint.yaml").write_text(text)
+    got_code, found, _ = run(project)
+    assert (got_code, found) == (code, expected)
+
+
+def test_require_reason_and_knowledge_keys(project):
+    text = (project / "s" / "decode.args").read_text()
+    (project / "s" / "decode.args").write_text(text.replace(
+        "--speculative-draft-model-path", "# cfglint: disable=RED001\n--speculative-draft-model-path", 1))
+    (project / "lab.yaml").write_text("paths:\n  host_prefixes:\n    - {prefix: /opt/site/, why: site install}\n")
+    (project / "s" / "prefill.args").write_text((project / "s" / "prefill.args").read_text() + "# /opt/site/x\n")
+    (project / ".cfglint.yaml").write_text("require-reason: true\nknowledge: [lab.yaml]\n")
+    _, found, _ = run(project)
+    assert ("SUP002", "error", "decode.args") in found
+    assert [f for f in found if f[0] == "RED001" and f[2] == "prefill.args"] == [("RED001", "error", "prefill.args")] * 2
+
+
+def test_pyproject_section_and_cli_overrides(project):
+    (project / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.cfglint]\nignore = ["RED"]\n')
+    assert run(project)[:2] == (0, [])
+    code, found, _ = run(project, "--select", "RED001", "--no-config")
+    assert code == 1 and len(found) == 2
+    (project / ".cfglint.yaml").write_text("levels: {RED001: note}\n")  # nearer than pyproject in the same dir
+    code, found, _ = run(project)
+    assert code == 0 and {f[1] for f in found} == {"note"}
+
+
+@pytest.mark.parametrize("name,text,where", [
+    (".cfglint.yaml", "select: [RED]\nfail_level: error\n", ".cfglint.yaml:2:1: unknown key 'fail_level'"),
+    (".cfglint.yaml", "levels: {RED001: fatal}\n", ".cfglint.yaml:1:1: 'levels' maps a rule id"),
+    ("pyproject.toml", "[tool.cfglint]\nselect = [\"RED\"]\n  ignores = [\"TOP\"]\n", "pyproject.toml:3:3: unknown key 'ignores'"),
+])
+def test_config_errors_have_positions_and_exit_2(project, name, text, where):
+    (project / name).write_text(text)
+    code, _, err = run(project)
+    assert code == 2 and where in err
