@@ -38,9 +38,13 @@ def main() -> None:
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="Configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint]).")
 @click.option("--no-config", is_flag=True, help="Ignore configuration files.")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None,
+              help="Report only findings not recorded in this baseline file.")
+@click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None,
+              help="Record the current findings in this file (for --baseline) and exit 0.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
           knowledge_files: tuple[str, ...], select: str | None, ignore: str | None,
-          config_file: str | None, no_config: bool) -> None:
+          config_file: str | None, no_config: bool, baseline_file: str | None, write_baseline: str | None) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
@@ -72,6 +76,25 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             click.echo(f"cfglint: error: no such file or directory: {m}", err=True)
         sys.exit(2)
     result.findings = cfg.apply(result.findings)
+    if write_baseline:
+        from .baseline import write
+
+        try:
+            write(write_baseline, result.findings, result.sources)
+        except OSError as err:
+            click.echo(f"cfglint: error: cannot write {write_baseline}: {err.strerror}", err=True)
+            sys.exit(2)
+        click.echo(f"cfglint: wrote {sum(1 for f in result.findings if not f.suppressed)} finding(s) to {write_baseline}", err=True)
+        sys.exit(0)
+    if baseline_file:
+        from .baseline import fingerprint, read
+
+        try:
+            known = read(baseline_file)
+        except (OSError, ValueError) as err:
+            click.echo(f"cfglint: error: cannot read baseline {baseline_file}: {err}", err=True)
+            sys.exit(2)
+        result.findings = [f for f in result.findings if fingerprint(f, result.sources) not in known]
     if result.units == 0:
         click.echo("cfglint: warning: no submission (a directory with submission.yaml) found; "
                    "pass launch or engine files to lint them on their own", err=True)

@@ -6,13 +6,13 @@ directory), ``columnKind: unicodeCodePoints``, every rule with its metadata.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Iterable
 from urllib.parse import quote
 
 from . import __version__
+from .baseline import fingerprint
 from .checks import Rule
 from .model import Finding
 
@@ -105,11 +105,6 @@ def _region(span) -> dict:
     return {"startLine": span.line, "startColumn": span.col, "endLine": span.end_line, "endColumn": span.end_col}
 
 
-def _fingerprint(f: Finding, sources: dict[str, list[str]]) -> str:
-    line = (_line_text(sources, f) or "").strip()
-    return hashlib.sha256(f"{f.rule_id}\0{f.span.path}\0{line}".encode()).hexdigest()[:32] + ":1"
-
-
 def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, list[str]], exit_code: int) -> str:
     rule_ids = list(rules)
     driver_rules = []
@@ -138,7 +133,7 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
             "locations": [{"physicalLocation": {
                 "artifactLocation": _artifact(f.span.path),
                 "region": _region(f.span)}}],
-            "partialFingerprints": {"primaryLocationLineHash": _fingerprint(f, sources)},
+            "partialFingerprints": {"primaryLocationLineHash": fingerprint(f, sources)},
         }
         if f.rule_id in rule_ids:
             result["ruleIndex"] = rule_ids.index(f.rule_id)
