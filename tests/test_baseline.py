@@ -44,3 +44,15 @@ def test_baseline_reports_only_new_findings(tmp_path):
     assert proc.returncode == 1 and [(f["rule"], f["line"]) for f in found] == [("RED001", last)]
     bad = subprocess.run([CFGLINT, "check", "s", "--baseline", "s/decode.args"], cwd=tmp_path, capture_output=True, text=True)
     assert bad.returncode == 2 and "cannot read baseline" in bad.stderr
+
+
+def test_fix_redacts_host_paths_and_keeps_everything_else(tmp_path):
+    copy_submission(R1, tmp_path).rename(tmp_path / "s")
+    args = tmp_path / "s" / "decode.args"
+    before = args.read_bytes().replace(b"\n", b"\r\n")  # CRLF survives too
+    args.write_bytes(before)
+    proc = subprocess.run([CFGLINT, "check", "s", "--fix"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0 and "fixed 2 finding(s)" in proc.stderr
+    after = args.read_bytes()
+    old = b"/home/_shared/aa-artifacts-dynamo-kimi-k3/models/Kimi-K3-DSpark/56ce616ad7486f0e96cbb51ef23ed5a1bce1d92d"
+    assert after == before.replace(old, b"<host-path>")

@@ -38,13 +38,15 @@ def main() -> None:
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="Configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint]).")
 @click.option("--no-config", is_flag=True, help="Ignore configuration files.")
+@click.option("--fix", "fix", is_flag=True, help="Apply mechanical fixes in place (e.g. RED001 -> <host-path>), then report what is left.")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None,
               help="Report only findings not recorded in this baseline file.")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None,
               help="Record the current findings in this file (for --baseline) and exit 0.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
           knowledge_files: tuple[str, ...], select: str | None, ignore: str | None,
-          config_file: str | None, no_config: bool, baseline_file: str | None, write_baseline: str | None) -> None:
+          config_file: str | None, no_config: bool, fix: bool, baseline_file: str | None,
+          write_baseline: str | None) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
@@ -76,6 +78,18 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             click.echo(f"cfglint: error: no such file or directory: {m}", err=True)
         sys.exit(2)
     result.findings = cfg.apply(result.findings)
+    if fix:
+        from .fix import apply_fixes
+
+        try:
+            fixed = apply_fixes(result.findings, result.paths)
+        except OSError as err:
+            click.echo(f"cfglint: error: cannot fix: {err}", err=True)
+            sys.exit(2)
+        if fixed:
+            click.echo(f"cfglint: fixed {fixed} finding(s)", err=True)
+            result = lint_paths(targets, extra, cfg.require_reason)
+            result.findings = cfg.apply(result.findings)
     if write_baseline:
         from .baseline import write
 

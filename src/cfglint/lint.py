@@ -19,6 +19,7 @@ from .model import Finding, Span
 class LintResult:
     findings: list[Finding] = field(default_factory=list)
     sources: dict[str, list[str]] = field(default_factory=dict)   # display path -> lines
+    paths: dict[str, str] = field(default_factory=dict)           # display path -> real path
     units: int = 0
     missing: list[str] = field(default_factory=list)
 
@@ -69,6 +70,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
         if sub is not None:
             for tf in sub.texts:
                 result.sources[tf.display] = tf.lines
+                result.paths[tf.display] = tf.path
                 read.add(os.path.realpath(tf.path))
         for f in findings:
             key = (f.rule_id, f.span, f.message)

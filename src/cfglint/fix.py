@@ -1,0 +1,38 @@
+"""``--fix``: apply mechanical fixes (a finding's ``fix`` text replaces its span) in place.
+
+Only the span's characters change: comments, quoting, indentation and line ends elsewhere in
+the file stay byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .model import Finding
+
+
+def apply_fixes(findings: list[Finding], paths: dict[str, str]) -> int:
+    """Apply the fixes of active single-line findings. ``paths`` maps a display path to the
+    file's real path. Returns the number of replacements made; raises OSError."""
+    per_file: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if f.fix is not None and not f.suppressed and f.span.line == f.span.end_line and f.span.path in paths:
+            per_file[f.span.path].append(f)
+    done = 0
+    for display, fs in per_file.items():
+        path = paths[display]
+        with open(path, encoding="utf-8", newline="") as fh:
+            text = fh.read()
+        lines = text.split("\n")
+        seen = set()
+        for f in sorted(fs, key=lambda f: (f.span.line, f.span.col), reverse=True):
+            key = (f.span.line, f.span.col, f.span.end_col)
+            if key in seen:
+                continue
+            seen.add(key)
+            line = lines[f.span.line - 1]
+            lines[f.span.line - 1] = line[: f.span.col - 1] + f.fix + line[f.span.end_col - 1:]
+            done += 1
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write("\n".join(lines))
+    return done
