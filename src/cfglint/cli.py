@@ -152,15 +152,29 @@ def list_rules() -> None:
 @main.command("rule")
 @click.argument("rule_id")
 def show_rule(rule_id: str) -> None:
-    """Explain one rule: what it checks, why, and its sources."""
+    """Explain one rule: what it checks, why, a failing and a passing example, the fix, sources."""
     from .checks import all_rules
+    from .ruledocs import render
 
     r = all_rules().get(rule_id.upper())
     if r is None:
         click.echo(f"cfglint: error: unknown rule {rule_id!r}; see 'cfglint rules'", err=True)
         sys.exit(2)
-    click.echo(f"{r.id} {r.name} (default level: {r.level})\n\n{r.summary}\n\n{r.explanation}\n")
-    if r.sources:
-        click.echo("Sources:")
-        for s in r.sources:
-            click.echo(f"  - {s}")
+    click.echo(render(r))
+
+
+@main.command("docs")
+@click.argument("directory", default="docs/rules", type=click.Path(file_okay=False))
+def write_docs(directory: str) -> None:
+    """Write one Markdown page per rule (and an index) into DIRECTORY (default docs/rules)."""
+    from .checks import all_rules
+    from .ruledocs import index, render
+
+    rules = all_rules()
+    os.makedirs(directory, exist_ok=True)
+    for r in rules.values():
+        with open(os.path.join(directory, f"{r.id}.md"), "w", encoding="utf-8") as fh:
+            fh.write(render(r))
+    with open(os.path.join(directory, "README.md"), "w", encoding="utf-8") as fh:
+        fh.write(index(rules))
+    click.echo(f"cfglint: wrote {len(rules)} rule pages to {directory}", err=True)

@@ -108,16 +108,17 @@ def _region(span) -> dict:
 def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, list[str]], exit_code: int) -> str:
     rule_ids = list(rules)
     driver_rules = []
+    from .ruledocs import DOCS_URI, render
+
     for r in rules.values():
+        page = render(r)
         entry = {
             "id": r.id,
             "name": "".join(part.capitalize() for part in r.name.split("-")),
             "shortDescription": {"text": r.summary},
             "fullDescription": {"text": r.explanation},
-            "help": {"text": r.explanation + ("\nSources: " + "; ".join(r.sources) if r.sources else ""),
-                     "markdown": f"**{r.id} {r.name}**\n\n{r.explanation}" +
-                                 ("\n\nSources:\n" + "\n".join(f"- {s}" for s in r.sources) if r.sources else "")},
-            "helpUri": f"{INFO_URI}/blob/main/README.md#{r.id.lower()}",
+            "help": {"text": page, "markdown": page},
+            "helpUri": DOCS_URI.format(id=r.id),
             "defaultConfiguration": {"level": r.level},
             "properties": {"tags": list(r.tags) + ["configuration"]},
         }

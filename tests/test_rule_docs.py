@@ -1,0 +1,50 @@
+"""Rule documentation: every rule has an example whose failing version fires it and whose
+passing version does not; docs/rules/ is what `cfglint docs` generates."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cfglint.checks import all_rules
+from cfglint.lint import lint_paths
+from cfglint.ruledocs import examples
+
+from support import ROOT, copy_submission, replace_once
+
+RULES = sorted(all_rules())
+
+
+def _build(rule_id: str, tmp_path: Path, failing: bool) -> Path:
+    ex = examples()[rule_id]
+    d = copy_submission(ex["base"], tmp_path)
+    for step in (ex.get("setup") or []) + ([ex["change"]] if failing else []):
+        replace_once(d / step["file"], step["before"], step["after"])
+    return d
+
+
+@pytest.mark.parametrize("rule_id", RULES)
+def test_every_rule_has_an_example_and_a_fix(rule_id):
+    ex = examples().get(rule_id)
+    assert ex and ex.get("change") and ex.get("fix"), rule_id
+
+
+@pytest.mark.parametrize("rule_id", RULES)
+def test_failing_example_fires_and_passing_example_does_not(rule_id, tmp_path):
+    reason = bool(examples()[rule_id].get("require_reason"))
+    bad = lint_paths([str(_build(rule_id, tmp_path / "bad", True))], require_reason=reason)
+    good = lint_paths([str(_build(rule_id, tmp_path / "good", False))], require_reason=reason)
+    assert any(f.rule_id == rule_id for f in bad.findings), [f.message for f in bad.findings]
+    assert not any(f.rule_id == rule_id for f in good.findings), [f.message for f in good.findings]
+
+
+def test_docs_are_current(tmp_path):
+    exe = Path(sys.executable).parent / "cfglint"
+    subprocess.run([str(exe), "docs", str(tmp_path)], check=True, capture_output=True)
+    generated = {p.name: p.read_text() for p in tmp_path.iterdir()}
+    checked_in = {p.name: p.read_text() for p in (ROOT / "docs" / "rules").iterdir()}
+    assert generated == checked_in, "docs/rules is stale: run `cfglint docs docs/rules`"
+    assert len(generated) == len(RULES) + 1
