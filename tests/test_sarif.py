@@ -215,3 +215,37 @@ def test_sarif_for_paths_that_need_percent_encoding(cfglint_exe, multitool, sari
     out = tmp_path / "out.sarif"
     run_cfglint(cfglint_exe, ["check", ".", "--format", "sarif", "-o", str(out)], cwd=tmp_path)
     assert _results(assert_sarif_clean(multitool, sarif_validator, out, tmp_path))
+
+
+def test_sarif_with_a_finding_of_every_rule_is_valid(cfglint_exe, multitool, sarif_validator, tmp_path):
+    """One failing example per rule (rules/examples.yaml), suppressed results included."""
+    import yaml
+
+    examples = yaml.safe_load((ROOT / "rules" / "examples.yaml").read_text(encoding="utf-8"))
+    for rule_id, ex in examples.items():
+        d = tmp_path / "submissions" / rule_id.lower()
+        shutil.copytree(ROOT / "examples" / "submissions" / ex["base"], d)
+        for step in (ex.get("setup") or []) + [ex["change"]]:
+            path = d / step["file"]
+            path.write_text(path.read_text(encoding="utf-8").replace(step["before"], step["after"], 1), encoding="utf-8")
+    (tmp_path / ".cfglint.yaml").write_text("require-reason: true\n")
+    out = tmp_path / "out.sarif"
+    proc = run_cfglint(cfglint_exe, ["check", "submissions", "--format", "sarif", "-o", str(out)], cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    log = assert_sarif_clean(multitool, sarif_validator, out, tmp_path)
+    results = _results(log)
+    assert {r["ruleId"] for r in results} >= set(examples), sorted(set(examples) - {r["ruleId"] for r in results})
+    assert any(r.get("suppressions") for r in results)
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    red = next(r for r in rules if r["id"] == "RED001")
+    assert red["properties"]["security-severity"] and red["helpUri"].endswith("docs/rules/RED001.md")
+
+
+def test_json_output_matches_its_schema(cfglint_exe, tmp_path):
+    import jsonschema
+
+    schema = json.loads((ROOT / "schemas" / "cfglint-output.schema.json").read_text(encoding="utf-8"))
+    out = run_cfglint(cfglint_exe, ["check", "examples/submissions", "--format", "json"], cwd=ROOT)
+    data = json.loads(out.stdout)
+    jsonschema.validate(data, schema)
+    assert data["exit_code"] == out.returncode == 1 and len(data["findings"]) == 6

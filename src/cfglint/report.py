@@ -18,6 +18,7 @@ from .model import Finding
 
 INFO_URI = "https://github.com/cfglint/cfglint"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+MAX_RESULTS = 25_000  # GitHub code scanning accepts at most this many results per run
 
 
 def _line_text(sources: dict[str, list[str]], f: Finding) -> str | None:
@@ -126,7 +127,8 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
             entry["properties"]["security-severity"] = r.security_severity
         driver_rules.append(entry)
     results = []
-    for f in findings:
+    dropped = max(0, len(findings) - MAX_RESULTS)
+    for f in findings[:MAX_RESULTS]:
         result = {
             "ruleId": f.rule_id,
             "level": f.level,
@@ -160,7 +162,10 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
                                 "informationUri": INFO_URI, "rules": driver_rules}},
             "automationDetails": {"id": "cfglint/"},
             "columnKind": "unicodeCodePoints",
-            "invocations": [{"executionSuccessful": exit_code in (0, 1), "exitCode": exit_code}],
+            "invocations": [{"executionSuccessful": exit_code in (0, 1), "exitCode": exit_code,
+                             **({"toolExecutionNotifications": [{"level": "warning", "message": {
+                                 "text": f"{dropped} results beyond GitHub's limit of {MAX_RESULTS} per run were left out"}}]}
+                                if dropped else {})}],
             "results": results,
         }],
     }
