@@ -70,3 +70,9 @@ def test_suppressed_findings_do_not_fail_and_reach_sarif(tmp_path):
     assert [r["suppressions"] for r in results] == [[{"kind": "inSource", "justification": "site cache"}]] * 2
     text = subprocess.run([str(CFGLINT), "check", str(d)], capture_output=True, text=True)
     assert "RED001" not in text.stdout and text.returncode == 0
+
+
+def test_same_line_directive_in_yaml(tmp_path):
+    d = copy_submission("nvidia/deepseek-v4-pro/gb300-dynamo-trtllm-6p1d", tmp_path)
+    replace_once(d / "ctx_config.yaml", "enable_autotuner: true", "autotuner_enabled: true  # cfglint: disable=SCH001 -- fork keeps the old key")
+    assert _active(d) == []
