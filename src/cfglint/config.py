@@ -15,7 +15,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from .model import LEVELS, Finding
+from .model import LEVELS, Finding, rule_matches
 
 KEYS = ("select", "ignore", "per-file-ignores", "levels", "fail-level", "knowledge", "require-reason")
 
@@ -39,22 +39,18 @@ class Config:
         """Findings kept by select / ignore / per-file-ignores, with levels overridden."""
         out = []
         for f in findings:
-            if self.select and not _matches(f.rule_id, self.select):
+            if self.select and not rule_matches(f.rule_id, self.select):
                 continue
-            if _matches(f.rule_id, self.ignore):
+            if rule_matches(f.rule_id, self.ignore):
                 continue
-            if any(fnmatch.fnmatch(f.span.path, pat) and _matches(f.rule_id, ids)
+            if any(fnmatch.fnmatch(f.span.path, pat) and rule_matches(f.rule_id, ids)
                    for pat, ids in self.per_file_ignores.items()):
                 continue
-            level = next((lvl for key, lvl in self.levels.items() if _matches(f.rule_id, [key])), None)
+            level = next((lvl for key, lvl in self.levels.items() if rule_matches(f.rule_id, [key])), None)
             if level:
                 f.level = level
             out.append(f)
         return out
-
-
-def _matches(rule_id: str, patterns: list[str]) -> bool:
-    return any(rule_id == p or (rule_id.startswith(p) and not p[-1:].isdigit()) for p in patterns)
 
 
 def find_config(paths: list[str]) -> str | None:

@@ -36,6 +36,12 @@ class Located:
 LEVELS = ("note", "warning", "error")
 
 
+def rule_matches(rule_id: str, patterns: list[str]) -> bool:
+    """True when ``rule_id`` is one of ``patterns`` or in one of their families (``RED`` covers
+    ``RED001``; ``RED001`` covers only itself)."""
+    return any(rule_id == p or (rule_id.startswith(p) and not p[-1:].isdigit()) for p in patterns)
+
+
 def level_rank(level: str) -> int:
     """Order of severity: note < warning < error. Raises ValueError for an unknown level."""
     return LEVELS.index(level)

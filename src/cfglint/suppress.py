@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .model import Finding, Span
+from .model import Finding, Span, rule_matches
 from .textfile import TextFile
 
 DIRECTIVE = re.compile(r"#\s*cfglint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\s]+?)\s*(?:--\s*(.*?))?\s*$")
@@ -44,10 +44,6 @@ def directives(tf: TextFile) -> list[Directive]:
     return out
 
 
-def _covers(d: Directive, rule_id: str) -> bool:
-    return any(rule_id == i or rule_id.startswith(i) and not i[-1:].isdigit() for i in d.ids)
-
-
 def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool = False,
           commands: dict[str, list[tuple[int, int]]] | None = None) -> list[Finding]:
     """Mark findings silenced by a directive (``Finding.suppressed`` = the reason); returns the
@@ -65,7 +61,7 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
                     d.lines = tuple(range(d.lines[0], last + 1))
     for f in findings:
         for d in by_file.get(f.span.path, []):
-            if _covers(d, f.rule_id) and (d.whole_file or f.span.line in d.lines):
+            if rule_matches(f.rule_id, d.ids) and (d.whole_file or f.span.line in d.lines):
                 f.suppressed = d.reason or "suppressed in source"
                 d.used = True
                 break
