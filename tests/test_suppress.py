@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support import EXAMPLES, copy_submission, lint, only, replace_once
+from support import copy_submission, replace_once
 
 from cfglint.lint import lint_paths
 
