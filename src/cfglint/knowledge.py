@@ -79,6 +79,10 @@ class Knowledge:
         return parsers
 
     @cached_property
+    def secrets(self) -> dict:
+        return _load("secrets.yaml")
+
+    @cached_property
     def kernels(self) -> dict:
         return _load("kernels.yaml")
 

@@ -49,6 +49,17 @@ def _with_unlisted(jobs, named: list[str], read: set[str]):
             yield load_loose_file, path
 
 
+def _mask_secrets(result: LintResult) -> None:
+    """Blank every credential a finding located in the source lines kept for output, so no
+    report (any finding's context line, fingerprints included) can show it."""
+    for f in result.findings:
+        s = f.span
+        lines = result.sources.get(s.path)
+        if f.secret and lines and s.line == s.end_line and 1 <= s.line <= len(lines):
+            line = lines[s.line - 1]
+            lines[s.line - 1] = line[: s.col - 1] + "*" * (s.end_col - s.col) + line[s.end_col - 1:]
+
+
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False) -> LintResult:
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
@@ -78,6 +89,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                 continue
             seen.add(key)
             result.findings.append(f)
+    _mask_secrets(result)
     result.findings.sort(key=Finding.sort_key)
     return result
 

@@ -58,6 +58,7 @@ class Finding:
     related: list[tuple[Span, str]] = field(default_factory=list)
     fix: str | None = None  # replacement text for ``span`` when the fix is mechanical
     suppressed: str | None = None  # the justification, when an inline directive silences it
+    secret: bool = False  # the span holds a credential: no output may show its text
 
     def sort_key(self) -> tuple:
         s = self.span

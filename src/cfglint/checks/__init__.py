@@ -37,10 +37,10 @@ _INT = re.compile(r"-?[0-9]+")  # ASCII digits only: str.isdigit() accepts '²'
 
 
 def rule(id: str, name: str, level: str, summary: str, explanation: str,
-         sources: tuple[str, ...] = (), tags: tuple[str, ...] = ()):
+         sources: tuple[str, ...] = (), tags: tuple[str, ...] = (), security_severity: str = "5.0"):
     """Register the decorated function as the check of rule ``id``."""
     def wrap(fn):
-        REGISTRY[id] = Rule(id, name, level, summary, explanation, sources, fn, tags)
+        REGISTRY[id] = Rule(id, name, level, summary, explanation, sources, fn, tags, security_severity)
         return fn
     return wrap
 

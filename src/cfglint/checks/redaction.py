@@ -23,7 +23,7 @@ _SHORT_OPTION_BEFORE = re.compile(r"(^|\s)-[A-Za-z]$")   # -v/home/alice:/models
       "mean nothing on anyone else's machine. Container-standard paths (/models, /root/.cache, "
       "/opt, /usr, /tmp ...) stay as they are.",
       ("rules/paths.yaml", "seed pages: 'Host-specific paths are redacted as <host-path>.'"),
-      tags=("security",))
+      tags=("security",), security_severity="3.0")
 def check_host_paths(ctx: Context):
     table = ctx.kb.paths
     prefixes = [(e["prefix"], e.get("why", "")) for e in table.get("host_prefixes") or []]
@@ -54,3 +54,88 @@ def check_host_paths(ctx: Context):
                 yield Finding("RED001",
                               f"host-specific path '{path}' is not redacted ({why}); publish it as <host-path>",
                               span, fix="<host-path>")
+
+
+def mask(secret: str) -> str:
+    """``hf_A…(37 chars)``: enough to find it, not enough to use it."""
+    return f"{secret[:4]}…({len(secret)} chars)"
+
+
+_ASSIGN = re.compile(r"(?P<name>--?[A-Za-z][\w-]*|[A-Z][A-Z0-9_]*)(?P<sep>[= ]+|:\s*)(?P<q>['\"]?)(?P<value>(?!-)[^\s'\"]+)")
+
+
+def _literal(value: str, not_secret: list[str]) -> bool:
+    return bool(value) and value not in not_secret and not value.startswith(("$", "<", "{{")) and "${" not in value
+
+
+@rule("RED002", "leaked-secret", "error",
+      "A credential (Hugging Face, NGC, GitHub, OpenAI, AWS, GCP token, private key, literal API key) "
+      "in a published file.",
+      "Published configurations are public: a token in a launch script or engine YAML gives anyone "
+      "the submitter's access. Revoke the credential, then pass it from the environment or a "
+      "secret store ($HF_TOKEN, --api-key \"$API_KEY\"). cfglint masks the value in every output.",
+      ("rules/secrets.yaml (token formats with their vendors' documentation)",), tags=("security",),
+      security_severity="9.0")
+def check_secrets(ctx: Context):
+    table = ctx.kb.secrets
+    tokens = [(t["name"], re.compile(t["pattern"])) for t in table.get("tokens") or []]
+    assign = table.get("assignments") or {}
+    names = set(assign.get("flags") or []) | set(assign.get("env") or [])
+    not_secret = [str(v) for v in assign.get("not_secret") or []]
+    for tf in ctx.sub.texts:
+        for lineno, line in enumerate(tf.text.split("\n"), start=1):
+            seen: set[int] = set()
+            for what, pattern in tokens:
+                for m in pattern.finditer(line):
+                    seen.add(m.start())
+                    yield Finding("RED002", f"{what} {mask(m.group(0))} is published; revoke it and pass it "
+                                            f"from the environment", Span(tf.display, lineno, m.start() + 1, lineno, m.end() + 1),
+                                  secret=True)
+            for m in _ASSIGN.finditer(line):
+                if m.group("name") in names and _literal(m.group("value"), not_secret) and m.start("value") not in seen:
+                    v = m.group("value")
+                    yield Finding("RED002", f"{m.group('name')} is given the literal credential {mask(v)}; pass it "
+                                            f"from the environment instead",
+                                  Span(tf.display, lineno, m.start("value") + 1, lineno, m.end("value") + 1), secret=True)
+
+
+_IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
+
+
+@rule("RED003", "unredacted-address", "error",
+      "A private IP address or internal host name where the convention is <head-ip>.",
+      "Addresses inside a site's network (10.x, 172.16-31.x, 192.168.x, 100.64/10, internal host "
+      "names in --dist-init-addr, --host, etcd endpoints) describe the submitter's network and "
+      "mean nothing elsewhere; the published convention is <head-ip>. Loopback and 0.0.0.0 are "
+      "fine.",
+      ("rules/secrets.yaml (addresses: RFC 1918 / RFC 6598 ranges, address-taking flags)",), tags=("security",))
+def check_addresses(ctx: Context):
+    import ipaddress
+
+    table = ctx.kb.secrets.get("addresses") or {}
+    nets = [ipaddress.ip_network(n) for n in table.get("private_ipv4") or []]
+    names = set(table.get("flags") or []) | set(table.get("env") or [])
+    public = set(table.get("public_names") or [])
+    for tf in ctx.sub.texts:
+        for lineno, line in enumerate(tf.text.split("\n"), start=1):
+            flagged: set[int] = set()
+            for m in _IPV4.finditer(line):
+                try:
+                    ip = ipaddress.ip_address(m.group(1))
+                except ValueError:
+                    continue
+                if any(ip in n for n in nets):
+                    flagged.add(m.start(1))
+                    yield Finding("RED003", f"private address {m.group(1)} is published; write <head-ip>",
+                                  Span(tf.display, lineno, m.start(1) + 1, lineno, m.end(1) + 1), fix="<head-ip>")
+            for m in _ASSIGN.finditer(line):
+                if m.group("name") not in names:
+                    continue
+                value = m.group("value")
+                host = re.sub(r"^[a-z]+://", "", value).split("/")[0].rsplit(":", 1)[0].strip("[]")
+                if not host or host in public or host.startswith(("<", "$", "{")) or m.start("value") in flagged \
+                        or _IPV4.fullmatch(host) or not re.search(r"[A-Za-z]", host):
+                    continue
+                start = m.start("value") + value.find(host)
+                yield Finding("RED003", f"internal host name '{host}' in {m.group('name')} is published; write <head-ip>",
+                              Span(tf.display, lineno, start + 1, lineno, start + 1 + len(host)), fix="<head-ip>")
