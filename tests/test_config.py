@@ -79,3 +79,30 @@ def test_config_errors_have_positions_and_exit_2(project, name, text, where):
     (project / name).write_text(text)
     code, _, err = run(project)
     assert code == 2 and where in err
+
+
+def test_paths_are_relative_to_the_config_and_baseline_not_the_working_directory(project):
+    (project / ".cfglint.yaml").write_text("per-file-ignores: {'s/decode.args': [RED001]}\n")
+    inside = run(project)[1]
+    outside = subprocess.run([CFGLINT, "check", str(project / "s"), "-f", "json"], cwd=project.parent,
+                             capture_output=True, text=True)
+    assert [f[2] for f in inside] == ["prefill.args"]
+    assert [Path(f["path"]).name for f in json.loads(outside.stdout)["findings"]] == ["prefill.args"]
+    (project / ".cfglint.yaml").unlink()
+    (project / "b").mkdir()
+    subprocess.run([CFGLINT, "check", "s", "--write-baseline", "b/base.json"], cwd=project, check=True, capture_output=True)
+    again = subprocess.run([CFGLINT, "check", "../s", "--baseline", "base.json"], cwd=project / "b")
+    assert again.returncode == 0
+
+
+@pytest.mark.parametrize("value", ["[FOO]", "['']", "[RED01]"])
+def test_unknown_rule_selectors_are_errors(project, value):
+    (project / ".cfglint.yaml").write_text(f"select: {value}\n")
+    code, _, err = run(project)
+    assert code == 2 and "unknown rule selector" in err
+
+
+def test_knowledge_file_of_the_wrong_shape_is_an_error(project):
+    (project / "k.yaml").write_text("models:\n  - foo\n")
+    code, _, err = run(project, "--knowledge", "k.yaml")
+    assert code == 2 and "models must be a list" in err

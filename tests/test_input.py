@@ -49,6 +49,9 @@ def test_crlf_line_ends_keep_positions(tmp_path):
     (d / "run.sh").write_bytes((d / "run.sh").read_bytes().replace(b"\n", b"\r\n"))
     found = only(lint(d), "TOP001")
     assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 67)]
+    # and bash would not continue those lines: backslash + CR (ShellCheck SC1017)
+    crlf = only(lint(d), "IO001")
+    assert [(f[1], f[2], f[3]) for f in crlf] == [("run.sh", 2, 64)] and "SC1017" in crlf[0][4]
 
 
 def test_manifest_schema_errors_point_at_the_value(tmp_path):

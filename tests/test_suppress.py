@@ -76,3 +76,22 @@ def test_same_line_directive_in_yaml(tmp_path):
     d = copy_submission("nvidia/deepseek-v4-pro/gb300-dynamo-trtllm-6p1d", tmp_path)
     replace_once(d / "ctx_config.yaml", "enable_autotuner: true", "autotuner_enabled: true  # cfglint: disable=SCH001 -- fork keeps the old key")
     assert _active(d) == []
+
+
+def test_directive_reaches_the_next_command_past_comments_and_unknown_ids(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--tp-size 8", "--tp-size 4")
+    replace_once(d / "run.sh", "docker run", "# cfglint: disable=TOP -- on purpose\n\n# launch:\ndocker run")
+    assert _active(d) == []
+    replace_once(d / "run.sh", "disable=TOP --", "disable=TOP,FOO9 --")
+    sup = [f for f in lint_paths([str(d)]).findings if f.rule_id == "SUP001"]
+    assert len(sup) == 1 and "unknown rule(s) FOO9" in sup[0].message
+
+
+def test_summary_counts_suppressed_findings(tmp_path):
+    d = copy_submission(R1, tmp_path)
+    for name in ("decode.args", "prefill.args"):
+        replace_once(d / name, "--speculative-draft-model-path",
+                     "# cfglint: disable=RED001 -- site cache\n--speculative-draft-model-path")
+    out = subprocess.run([str(CFGLINT), "check", str(d)], capture_output=True, text=True).stdout
+    assert out.strip().endswith("(2 suppressed in source)")

@@ -9,21 +9,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
 from .model import Finding
 
 
-def fingerprint(f: Finding, sources: dict[str, list[str]]) -> str:
-    """Rule, path and stripped line text, hashed; ``:1`` keeps GitHub's hash format."""
+def fingerprint(f: Finding, sources: dict[str, list[str]], relative_to: str | None = None) -> str:
+    """Rule, path and stripped line text, hashed; ``:1`` keeps GitHub's hash format. The path is
+    as displayed, or relative to ``relative_to`` (a baseline's directory) when given."""
     lines = sources.get(f.span.path) or []
     text = lines[f.span.line - 1].strip() if 1 <= f.span.line <= len(lines) else ""
-    return hashlib.sha256(f"{f.rule_id}\0{f.span.path}\0{text}".encode()).hexdigest()[:32] + ":1"
+    path = f.span.path
+    if relative_to is not None:
+        path = os.path.relpath(os.path.abspath(path), relative_to).replace(os.sep, "/")
+    return hashlib.sha256(f"{f.rule_id}\0{path}\0{text}".encode()).hexdigest()[:32] + ":1"
+
+
+def base_dir(baseline_path: str) -> str:
+    """Paths in a baseline are relative to its own directory."""
+    return os.path.dirname(os.path.abspath(baseline_path))
 
 
 def write(path: str, findings: list[Finding], sources: dict[str, list[str]]) -> None:
     """Write the active findings' fingerprints (with rule and place, for people) to ``path``.
     Raises OSError."""
-    entries = sorted({(fingerprint(f, sources), f.rule_id, f.span.path) for f in findings if not f.suppressed})
+    rel = base_dir(path)
+    entries = sorted({(fingerprint(f, sources, rel), f.rule_id,
+                       os.path.relpath(os.path.abspath(f.span.path), rel).replace(os.sep, "/"))
+                      for f in findings if not f.suppressed})
     with open(path, "w", encoding="utf-8") as fh:
         json.dump({"cfglint-baseline": 1, "findings": [{"fingerprint": h, "rule": r, "path": p} for h, r, p in entries]},
                   fh, indent=2)

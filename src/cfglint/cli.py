@@ -50,7 +50,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
-    from .config import ConfigError, find_config, load_config
+    from .config import ConfigError, check_selectors, find_config, load_config
     from .knowledge import KnowledgeError, knowledge
     from .lint import lint_paths
     from .model import level_rank
@@ -61,10 +61,18 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     except ConfigError as err:
         click.echo(f"cfglint: error: {err}", err=True)
         sys.exit(2)
-    if select is not None:
-        cfg.select = [s.strip().upper() for s in select.split(",") if s.strip()]
-    if ignore is not None:
-        cfg.ignore += [s.strip().upper() for s in ignore.split(",") if s.strip()]
+    try:
+        known = list(all_rules())
+        if select is not None:
+            cfg.select = [s.strip().upper() for s in select.split(",") if s.strip()]
+            check_selectors(cfg.select, "--select", known)
+        if ignore is not None:
+            more = [s.strip().upper() for s in ignore.split(",") if s.strip()]
+            check_selectors(more, "--ignore", known)
+            cfg.ignore += more
+    except ConfigError as err:
+        click.echo(f"cfglint: error: {err}", err=True)
+        sys.exit(2)
     fail_level = fail_level or cfg.fail_level
     extra = tuple(cfg.knowledge) + tuple(knowledge_files)
     try:
@@ -101,14 +109,15 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         click.echo(f"cfglint: wrote {sum(1 for f in result.findings if not f.suppressed)} finding(s) to {write_baseline}", err=True)
         sys.exit(0)
     if baseline_file:
-        from .baseline import fingerprint, read
+        from .baseline import base_dir, fingerprint, read
 
         try:
             known = read(baseline_file)
         except (OSError, ValueError) as err:
             click.echo(f"cfglint: error: cannot read baseline {baseline_file}: {err}", err=True)
             sys.exit(2)
-        result.findings = [f for f in result.findings if fingerprint(f, result.sources) not in known]
+        rel = base_dir(baseline_file)
+        result.findings = [f for f in result.findings if fingerprint(f, result.sources, rel) not in known]
     if result.units == 0:
         click.echo("cfglint: warning: no submission (a directory with submission.yaml) found; "
                    "pass launch or engine files to lint them on their own", err=True)

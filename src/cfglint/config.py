@@ -39,18 +39,36 @@ class Config:
         """Findings kept by select / ignore / per-file-ignores, with levels overridden."""
         out = []
         for f in findings:
+            if f.internal:  # a crash must stay visible whatever is selected
+                out.append(f)
+                continue
             if self.select and not rule_matches(f.rule_id, self.select):
                 continue
             if rule_matches(f.rule_id, self.ignore):
                 continue
-            if any(fnmatch.fnmatch(f.span.path, pat) and rule_matches(f.rule_id, ids)
-                   for pat, ids in self.per_file_ignores.items()):
-                continue
+            if self.per_file_ignores:
+                # globs are relative to the configuration file's directory, wherever cfglint runs
+                base = os.path.dirname(os.path.abspath(self.path)) if self.path else os.getcwd()
+                rel = os.path.relpath(os.path.abspath(f.span.path), base).replace(os.sep, "/")
+                if any(fnmatch.fnmatch(rel, pat) and rule_matches(f.rule_id, ids)
+                       for pat, ids in self.per_file_ignores.items()):
+                    continue
             level = next((lvl for key, lvl in self.levels.items() if rule_matches(f.rule_id, [key])), None)
             if level:
                 f.level = level
             out.append(f)
         return out
+
+
+def check_selectors(values: list[str], where: str, known: list[str]) -> None:
+    """Raise ConfigError unless each value is a rule id or the family prefix of one."""
+    for v in values:
+        if not v or not any(k == v or (k.startswith(v) and not v[-1:].isdigit()) for k in known):
+            import difflib
+
+            close = difflib.get_close_matches(v, known, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]}?" if close else "; see 'cfglint rules'"
+            raise ConfigError(f"{where}: unknown rule selector '{v}'{hint}")
 
 
 def find_config(paths: list[str]) -> str | None:
@@ -71,11 +89,21 @@ def find_config(paths: list[str]) -> str | None:
 
 
 def _has_tool_section(path: str) -> bool:
+    """Whether a pyproject.toml configures cfglint ([tool.cfglint] or dotted tool.cfglint.* keys).
+    A pyproject that does not parse counts when it mentions the section, so its error is shown."""
+    import tomllib
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            return re.search(r"^\s*\[tool\.cfglint\]", fh.read(), re.M) is not None
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except OSError:
         return False
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return re.search(rb"^\s*(\[tool\.cfglint|tool\.cfglint)", raw, re.M) is not None
+    tool = data.get("tool")
+    return isinstance(tool, dict) and "cfglint" in tool
 
 
 def load_config(path: str | None) -> Config:
@@ -86,12 +114,22 @@ def load_config(path: str | None) -> Config:
         data, where = _toml(path)
     else:
         data, where = _yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where(None)}: the cfglint configuration must be a table / mapping")
+    from .checks import all_rules
+
+    known = list(all_rules())
     cfg = Config(path=path)
     base = os.path.dirname(os.path.abspath(path))
     for key, value in data.items():
         pos = where(key)
         if key not in KEYS:
             raise ConfigError(f"{pos}: unknown key '{key}'; known keys: {', '.join(KEYS)}")
+        if key in ("select", "ignore") and isinstance(value, list):
+            check_selectors([str(v).upper() for v in value], pos, known)
+        if key in ("levels", "per-file-ignores") and isinstance(value, dict):
+            ids = list(value) if key == "levels" else [i for v in value.values() if isinstance(v, list) for i in v]
+            check_selectors([str(v).upper() for v in ids], pos, known)
         if key in ("select", "ignore", "knowledge"):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{pos}: '{key}' must be a list of strings")
@@ -123,12 +161,19 @@ def _yaml(path: str):
     try:
         tf = read_text(path, path)
         root = parse_yaml(tf.text, path)
-    except (ReadError, YamlError) as err:
+    except ReadError as err:
         raise ConfigError(f"{path}:1:1: {err}") from None
+    except YamlError as err:
+        where = f"{path}:{err.span.line}:{err.span.col}" if err.span else f"{path}:1:1"
+        raise ConfigError(f"{where}: {err}") from None
     if root is None:
         return {}, lambda key: f"{path}:1:1"
     if not isinstance(root, YMap):
         raise ConfigError(f"{path}:1:1: the configuration must be a mapping")
+    if root.duplicates:
+        first, again = root.duplicates[0]
+        raise ConfigError(f"{path}:{again.span.line}:{again.span.col}: duplicate key '{again.text}' "
+                          f"(first at line {first.span.line})")
     spans = {k.value: k.span for k, _ in root.items}
     return to_python(root), lambda key: f"{path}:{spans[key].line}:{spans[key].col}" if key in spans else f"{path}:1:1"
 
@@ -140,17 +185,26 @@ def _toml(path: str):
         with open(path, "rb") as fh:
             text = fh.read()
         data = tomllib.loads(text.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+    except tomllib.TOMLDecodeError as err:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
+        raise ConfigError(f"{path}:{m.group(1)}:{m.group(2)}: {err}" if m else f"{path}:1:1: {err}") from None
+    except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path}:1:1: {err}") from None
-    section = (data.get("tool") or {}).get("cfglint") or {}
+    if os.path.basename(path) == "pyproject.toml":
+        tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
+        section = tool.get("cfglint", {})
+    else:  # a cfglint.toml of its own: the keys are at the top level
+        section = data
     lines = text.decode("utf-8").split("\n")
     start = next((i for i, line in enumerate(lines) if re.match(r"^\s*\[tool\.cfglint\]", line)), 0)
 
-    def where(key: str) -> str:
+    def where(key: str | None) -> str:
+        if key is None:
+            return f"{path}:{start + 1}:1"
         for i in range(start + 1, len(lines)):
             if re.match(r"^\s*\[", lines[i]):
                 break
-            m = re.match(rf'^(\s*)"?{re.escape(key)}"?\s*=', lines[i])
+            m = re.match(rf'^(\s*)["\']?{re.escape(key)}["\']?\s*=', lines[i])
             if m:
                 return f"{path}:{i + 1}:{len(m.group(1)) + 1}"
         return f"{path}:{start + 1}:1"

@@ -50,7 +50,30 @@ def _user_file(path: str) -> dict:
         raise KnowledgeError(f"cannot read knowledge file {path}: {err}") from None
     if not isinstance(data, dict) or set(data) - {"accelerators", "models", "parsers", "paths"}:
         raise KnowledgeError(f"{path}: a knowledge file is a mapping with any of accelerators, models, parsers, paths")
+    problem = _shape_problem(data)
+    if problem:
+        raise KnowledgeError(f"{path}: {problem} (see the bundled rules/*.yaml for the shape)")
     return data
+
+
+def _shape_problem(data: dict) -> str | None:
+    """What is wrong with a user knowledge file's shape, or None."""
+    accs = data.get("accelerators", {})
+    if not isinstance(accs, dict) or not all(isinstance(v, dict) for v in accs.values()):
+        return "accelerators must map a name to {vendor, arch, per_node, source, ...}"
+    models = data.get("models", [])
+    if not isinstance(models, list) or not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in models):
+        return "models must be a list of {id, family, moe, source, ...}"
+    parsers = data.get("parsers", {})
+    if not isinstance(parsers, dict) or not all(
+            isinstance(kinds, dict) and all(k in ("reasoning", "tool_call") and isinstance(names, dict)
+                                            for k, names in kinds.items()) for kinds in parsers.values()):
+        return "parsers must map an engine to {reasoning: {name: {...}}, tool_call: {name: {...}}}"
+    paths = data.get("paths", {})
+    prefixes = paths.get("host_prefixes", []) if isinstance(paths, dict) else None
+    if not isinstance(prefixes, list) or not all(isinstance(p, dict) and isinstance(p.get("prefix"), str) for p in prefixes):
+        return "paths.host_prefixes must be a list of {prefix, why}"
+    return None
 
 
 class Knowledge:

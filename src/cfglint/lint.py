@@ -76,7 +76,8 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
         except Exception as err:  # a bug in cfglint: report it on this unit, check the others
             shown = display_path(os.path.join(path, MANIFEST) if os.path.isdir(path) else path)
             findings = [Finding("IO001", f"cfglint internal error while checking {shown}: "
-                                f"{type(err).__name__}: {err}; please report this", Span(shown, 1, 1, 1, 1), level="error")]
+                                f"{type(err).__name__}: {err}; please report this", Span(shown, 1, 1, 1, 1), level="error",
+                                internal=True)]
             sub = None
         if sub is not None:
             for tf in sub.texts:

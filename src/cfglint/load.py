@@ -179,6 +179,14 @@ def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: S
         sub.launches.append((tf.display, parse_args_file(tf.text, tf.display), role, True))
     else:
         script = parse_shell(tf.text, tf.display)
+        continued = [n for n, line in enumerate(tf.lines, start=1) if line.endswith("\\")] if tf.had_crlf else []
+        if continued:
+            n = continued[0]
+            col = len(tf.lines[n - 1])
+            sub.findings.append(Finding(
+                "IO001", "CRLF line ends: bash reads backslash + CR as no line continuation, so this command "
+                         "ends here (ShellCheck SC1017); save the file with LF line ends",
+                Span(tf.display, n, col, n, col + 1), level="warning"))
         if script.errors:
             first_line = min(e.line for e in script.errors)
             span = min((e for e in script.errors if e.line == first_line),

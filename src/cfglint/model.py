@@ -59,6 +59,7 @@ class Finding:
     fix: str | None = None  # replacement text for ``span`` when the fix is mechanical
     suppressed: str | None = None  # the justification, when an inline directive silences it
     secret: bool = False  # the span holds a credential: no output may show its text
+    internal: bool = False  # cfglint failed on this unit: never filtered by configuration
 
     def sort_key(self) -> tuple:
         s = self.span

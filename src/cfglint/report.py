@@ -173,11 +173,14 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
 
 
 def summarize(findings: Iterable[Finding], n_units: int) -> str:
+    findings = list(findings)
+    quiet = sum(1 for f in findings if f.suppressed)
+    tail = f" ({quiet} suppressed in source)" if quiet else ""
     findings = [f for f in findings if not f.suppressed]
     if not findings:
-        return f"cfglint: no findings in {n_units} submission(s) / file(s)"
+        return f"cfglint: no findings in {n_units} submission(s) / file(s){tail}"
     counts: dict[str, int] = {}
     for f in findings:
         counts[f.level] = counts.get(f.level, 0) + 1
     parts = ", ".join(f"{counts[k]} {k}(s)" for k in ("error", "warning", "note") if k in counts)
-    return f"cfglint: {len(findings)} finding(s) ({parts}) in {n_units} submission(s) / file(s)"
+    return f"cfglint: {len(findings)} finding(s) ({parts}) in {n_units} submission(s) / file(s){tail}"

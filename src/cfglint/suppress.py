@@ -54,21 +54,34 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
     covers all of its lines, as ShellCheck's directives do.
     """
     by_file = {tf.display: directives(tf) for tf in texts}
+    lines_of = {tf.display: tf.lines for tf in texts}
     for path, ds in by_file.items():
+        text = lines_of[path]
         for d in ds:
+            # the next command, past blank and comment lines, as ShellCheck's directives
+            nxt = d.lines[0] + 1
+            while nxt <= len(text) and (not text[nxt - 1].strip() or text[nxt - 1].lstrip().startswith("#")):
+                nxt += 1
             for first, last in (commands or {}).get(path, []):
-                if first == d.lines[-1]:
-                    d.lines = tuple(range(d.lines[0], last + 1))
+                if first == nxt:
+                    d.lines = tuple(sorted(set(d.lines) | set(range(first, last + 1))))
     for f in findings:
         for d in by_file.get(f.span.path, []):
             if rule_matches(f.rule_id, d.ids) and (d.whole_file or f.span.line in d.lines):
                 f.suppressed = d.reason or "suppressed in source"
                 d.used = True
                 break
+    from .checks import all_rules
+
+    known = list(all_rules())
     extra = []
     for ds in by_file.values():
         for d in ds:
-            if not d.used:
+            unknown = [i for i in d.ids if not any(rule_matches(k, [i]) for k in known)]
+            if unknown:
+                extra.append(Finding("SUP001", f"this suppression names unknown rule(s) {', '.join(unknown)}; "
+                                               f"see 'cfglint rules'", d.span))
+            elif not d.used:
                 extra.append(Finding("SUP001", f"this suppression of {', '.join(d.ids)} silences nothing; remove it",
                                      d.span))
             if require_reason and not d.reason:

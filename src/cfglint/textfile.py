@@ -26,6 +26,7 @@ class TextFile:
     path: str
     display: str
     text: str
+    had_crlf: bool = False  # the file used CRLF line ends (text has LF)
 
     @property
     def lines(self) -> list[str]:
@@ -62,6 +63,7 @@ def read_text(path: str, display: str, max_bytes: int = MAX_BYTES) -> TextFile:
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise ReadError(f"invalid UTF-8 at line {line} (byte offset {err.start}); save it as UTF-8") from None
+    crlf = "\r\n" in text
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return TextFile(path=path, display=display, text=text)
+    return TextFile(path=path, display=display, text=text, had_crlf=crlf)
