@@ -132,3 +132,67 @@ def test_schema_message_for_a_bad_speculative_block(tmp_path):
                  "speculative_decoding:\n  algorithm: eagle\n  draft_tokens: 2")
     found = only(lint(d), "SUB001")
     assert len(found) == 1 and "'eagle' is not one of" in found[0][4]
+
+
+def test_100_mb_file_is_refused_by_size_and_the_limit_is_configurable(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    with open(d / "run.sh", "r+b") as fh:  # sparse: 100 MB on paper, no disk used
+        fh.truncate(100 * 1024 * 1024)
+    io = only(lint(d), "IO001")
+    assert len(io) == 1 and "over the 10485760-byte limit" in io[0][4]
+    (d / "run.sh").write_text("sglang serve --tp-size 8 --model-path m\n" + "#" * 2000 + "\n")
+    proc = subprocess.run([str(CFGLINT), "check", str(d), "--max-file-size", "1000"], capture_output=True, text=True)
+    assert "over the 1000-byte limit" in proc.stdout and proc.returncode == 1
+
+
+def test_empty_files(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    (d / "run.sh").write_text("")
+    assert only(lint(d), "TOP001") == [] and only(lint(d), "IO001") == []
+    (d / "submission.yaml").write_text("")
+    assert [f[4] for f in lint(d)] == ["submission.yaml is empty"]
+
+
+def test_symlink_loop_and_link_outside_the_submission(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    os.remove(d / "run.sh")
+    os.symlink(d / "run.sh", d / "run.sh")
+    io = only(lint(d), "IO001") + only(lint(d), "SUB002")
+    assert len(io) == 1
+    os.remove(d / "run.sh")
+    (tmp_path / "secret.sh").write_text("echo hi\n")
+    os.symlink(tmp_path / "secret.sh", d / "run.sh")
+    found = only(lint(d), "SUB002")
+    assert len(found) == 1 and "outside the submission directory" in found[0][4]
+
+
+def test_shell_constructs_are_parsed_not_run(tmp_path):
+    marker = tmp_path / "executed"
+    script = tmp_path / "serve.sh"
+    script.write_text(
+        f"touch {marker}\n"
+        "cat > /tmp/cfg.yaml <<EOF\nmodel: $(rm -rf /)\nEOF\n"
+        "launch() { sglang serve --tp-size 8 --reasoning-parser kimi-k3 \"$@\"; }\n"
+        "if [[ -n \"$X\" ]]; then launch --port $(( 30000 + 1 )); fi\n"
+        "echo `date` \"unterminated\n")
+    found = lint(script)
+    assert not marker.exists()
+    assert ("PRS001", "serve.sh", 5) in [(f[0], f[1], f[2]) for f in found]  # found inside the function
+
+
+def test_one_megabyte_line(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text("sglang serve --model-path m " + "--served-model-name x " * 50_000 + "--host 10.1.1.1\n")
+    found = lint(script)
+    assert [(f[0], f[3]) for f in found] == [("RED003", 1_100_036)]  # same value repeated: no FLG003
+
+
+def test_yaml_tags_are_never_constructed(tmp_path):
+    marker = tmp_path / "constructed"
+    d = copy_submission("nvidia/deepseek-v4-pro/gb300-dynamo-trtllm-6p1d", tmp_path)
+    text = (d / "gen_config.yaml").read_text()
+    (d / "gen_config.yaml").write_text(
+        text + f"evil: !!python/object/apply:os.system ['touch {marker}']\nother: !custom {{a: 1}}\n")
+    found = lint(d)
+    assert not marker.exists()
+    assert {f[0] for f in found} == {"SCH001"}

@@ -38,6 +38,8 @@ def main() -> None:
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="Configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint]).")
 @click.option("--no-config", is_flag=True, help="Ignore configuration files.")
+@click.option("--max-file-size", type=click.IntRange(min=1), default=None,
+              help="Files larger than this many bytes are reported (IO001), not read (default 10 MiB).")
 @click.option("--fix", "fix", is_flag=True, help="Apply mechanical fixes in place (e.g. RED001 -> <host-path>), then report what is left.")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None,
               help="Report only findings not recorded in this baseline file.")
@@ -45,8 +47,8 @@ def main() -> None:
               help="Record the current findings in this file (for --baseline) and exit 0.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
           knowledge_files: tuple[str, ...], select: str | None, ignore: str | None,
-          config_file: str | None, no_config: bool, fix: bool, baseline_file: str | None,
-          write_baseline: str | None) -> None:
+          config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
+          baseline_file: str | None, write_baseline: str | None) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
@@ -80,7 +82,9 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     except KnowledgeError as err:
         click.echo(f"cfglint: error: {err}", err=True)
         sys.exit(2)
-    result = lint_paths(targets, extra, cfg.require_reason)
+    if max_file_size:
+        cfg.max_file_size = max_file_size
+    result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size)
     if result.missing:
         for m in result.missing:
             click.echo(f"cfglint: error: no such file or directory: {m}", err=True)
@@ -96,7 +100,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             sys.exit(2)
         if fixed:
             click.echo(f"cfglint: fixed {fixed} finding(s)", err=True)
-            result = lint_paths(targets, extra, cfg.require_reason)
+            result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size)
             result.findings = cfg.apply(result.findings)
     if write_baseline:
         from .baseline import write

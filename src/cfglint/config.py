@@ -4,7 +4,8 @@ Command-line options override it.
 
 Keys: ``select`` / ``ignore`` (rule ids or families, e.g. ``RED``), ``per-file-ignores``
 (glob -> ids), ``levels`` (id -> note | warning | error), ``fail-level``, ``knowledge``
-(extra knowledge files, relative to the configuration file), ``require-reason`` (bool).
+(extra knowledge files, relative to the configuration file), ``require-reason`` (bool),
+``max-file-size`` (bytes; larger files are reported, not read).
 An unknown key or a wrong value is a :class:`ConfigError` naming its file, line and column.
 """
 
@@ -17,7 +18,8 @@ from dataclasses import dataclass, field
 
 from .model import LEVELS, Finding, rule_matches
 
-KEYS = ("select", "ignore", "per-file-ignores", "levels", "fail-level", "knowledge", "require-reason")
+KEYS = ("select", "ignore", "per-file-ignores", "levels", "fail-level", "knowledge", "require-reason",
+        "max-file-size")
 
 
 class ConfigError(Exception):
@@ -34,6 +36,7 @@ class Config:
     fail_level: str = "error"
     knowledge: list[str] = field(default_factory=list)
     require_reason: bool = False
+    max_file_size: int = 10 * 1024 * 1024  # bytes; bigger files are an IO001 finding, not read
 
     def apply(self, findings: list[Finding]) -> list[Finding]:
         """Findings kept by select / ignore / per-file-ignores, with levels overridden."""
@@ -147,6 +150,10 @@ def load_config(path: str | None) -> Config:
             if value not in LEVELS:
                 raise ConfigError(f"{pos}: 'fail-level' must be one of {', '.join(LEVELS)}")
             cfg.fail_level = value
+        elif key == "max-file-size":
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{pos}: 'max-file-size' must be a positive number of bytes")
+            cfg.max_file_size = value
         elif key == "require-reason":
             if not isinstance(value, bool):
                 raise ConfigError(f"{pos}: 'require-reason' must be true or false")

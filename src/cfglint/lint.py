@@ -13,6 +13,7 @@ from .extract import extract
 from .knowledge import knowledge
 from .load import Submission, load_loose_file, load_submission
 from .model import Finding, Span
+from .textfile import MAX_BYTES
 
 
 @dataclass(slots=True)
@@ -40,13 +41,13 @@ def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Fi
     return findings
 
 
-def _with_unlisted(jobs, named: list[str], read: set[str]):
+def _with_unlisted(jobs, named: list[str], read: set[str], load_loose):
     """The jobs, then each file given on the command line inside a submission that its manifest
     does not name (a new script, say): linted on its own so it is not silently skipped."""
     yield from jobs
     for path in named:
         if os.path.basename(path) != MANIFEST and os.path.realpath(path) not in read:
-            yield load_loose_file, path
+            yield load_loose, path
 
 
 def _mask_secrets(result: LintResult) -> None:
@@ -60,15 +61,17 @@ def _mask_secrets(result: LintResult) -> None:
             lines[s.line - 1] = line[: s.col - 1] + "*" * (s.end_col - s.col) + line[s.end_col - 1:]
 
 
-def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False) -> LintResult:
+def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
+               max_bytes: int = MAX_BYTES) -> LintResult:
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
     kb = knowledge(extra_knowledge)
-    jobs = [(partial(load_submission, kb=kb), d) for d in targets.submissions] + \
-        [(load_loose_file, f) for f in targets.loose_files]
+    load_loose = partial(load_loose_file, max_bytes=max_bytes)
+    jobs = [(partial(load_submission, kb=kb, max_bytes=max_bytes), d) for d in targets.submissions] + \
+        [(load_loose, f) for f in targets.loose_files]
     read: set[str] = set()
-    for load, path in _with_unlisted(jobs, targets.named_in_submissions, read):
+    for load, path in _with_unlisted(jobs, targets.named_in_submissions, read, load_loose):
         result.units += 1
         try:
             sub = load(path)

@@ -17,7 +17,7 @@ from .extract import ConfigFile
 from .knowledge import knowledge
 from .model import Finding, Span
 from .shell import Command, ShellScript, parse_shell
-from .textfile import ReadError, TextFile, read_text
+from .textfile import MAX_BYTES, ReadError, TextFile, read_text
 from .validation import schema_findings, validator
 from .yamlsrc import YamlError, YMap, YNode, YSeq, parse_yaml, to_python, walk_path
 
@@ -31,6 +31,7 @@ class Submission:
     manifest_node: YNode | None = None
     manifest: dict = field(default_factory=dict)
     texts: list[TextFile] = field(default_factory=list)       # every file read, for text rules
+    max_bytes: int = MAX_BYTES                                # files over this are not read (IO001)
     launches: list[tuple[str, ShellScript | Command, str | None, bool]] = field(default_factory=list)
     configs: list[ConfigFile] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -48,7 +49,7 @@ def _read(path: str, display: str, sub: Submission, named_at: Span | None = None
     """Read a file; on failure an IO001 finding at ``named_at`` (the manifest entry naming the
     file) or, without one, at the file itself."""
     try:
-        tf = read_text(path, display)
+        tf = read_text(path, display, sub.max_bytes)
     except ReadError as err:
         sub.findings.append(Finding("IO001", f"cannot read {display}: {err}", named_at or _file_span(display)))
         return None
@@ -130,9 +131,9 @@ def _inside(root: str, rel: str) -> str | None:
     return full if full == real_root or full.startswith(real_root + os.sep) else None
 
 
-def load_submission(root: str, kb=None) -> Submission:
+def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES) -> Submission:
     """Load the submission in directory ``root``. Never raises for bad input."""
-    sub = Submission(root=root, display=display_path(root))
+    sub = Submission(root=root, display=display_path(root), max_bytes=max_bytes)
     mdisplay = display_path(os.path.join(root, MANIFEST))
     tf = _read(os.path.join(root, MANIFEST), mdisplay, sub)
     node = _yaml(tf, sub) if tf else None
@@ -199,10 +200,10 @@ def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: S
         sub.launches.append((tf.display, script, role, False))
 
 
-def load_loose_file(path: str) -> Submission:
+def load_loose_file(path: str, max_bytes: int = MAX_BYTES) -> Submission:
     """A file outside any submission, linted on its own (no manifest)."""
     display = display_path(path)
-    sub = Submission(root=os.path.dirname(path), display=display)
+    sub = Submission(root=os.path.dirname(path), display=display, max_bytes=max_bytes)
     tf = _read(path, display, sub)
     if tf is not None:
         _load_file(tf, os.path.basename(path), None, False, sub)
