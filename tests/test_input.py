@@ -130,3 +130,27 @@ def test_loose_yaml_that_is_not_an_engine_config_gets_only_a_syntax_check(tmp_pa
     assert [(f[0], f[2], f[3]) for f in lint(engine)] == [("RED001", 5, 22)]
     engine.write_text("tensor_parallel_size: 8\nspeculative_config:\n  speculative_model: /home/bob/draft\n")
     assert [(f[0], f[2]) for f in lint(engine)] == [("SCH001", 2), ("RED001", 3)]  # decoding_type is required
+
+
+def test_absolute_path_in_the_manifest_is_refused(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "submission.yaml", "- run.sh", "- /etc/passwd")
+    found = only(lint(d), "SUB002")
+    assert len(found) == 1 and "'/etc/passwd' is outside the submission directory" in found[0][4]
+
+
+def test_unreadable_file(tmp_path, monkeypatch):
+    # root reads through chmod 000, so the denial is simulated where cfglint opens the file
+    import builtins
+
+    d = copy_submission(KIMI_B300, tmp_path)
+    real_open = builtins.open
+
+    def deny(path, *args, **kwargs):
+        if str(path).endswith("run.sh"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", deny)
+    io = only(lint(d), "IO001")
+    assert len(io) == 1 and "cannot read file: Permission denied" in io[0][4]

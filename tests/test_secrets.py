@@ -69,3 +69,13 @@ def test_secret_masked_in_every_format(tmp_path):
         if fmt == "sarif":
             results = json.loads(proc.stdout)["runs"][0]["results"]
             assert {r["ruleId"] for r in results} == {"RED002", "RED003"}
+
+
+def test_env_file_and_server_config_hosts(tmp_path):
+    env = tmp_path / "serving.env"
+    env.write_text("HF_TOKEN=hf_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ\nMODEL=m\n")
+    assert [(f[0], f[2]) for f in lint(env)] == [("RED002", 1)]
+    server = tmp_path / "server_config.yaml"
+    server.write_text("hostname: head-node.corp.lan\nport: 8000\ncontext_servers:\n  num_instances: 1\n"
+                      "  urls:\n    - \"10.20.0.5:8001\"\n")
+    assert [(f[0], f[2]) for f in lint(server)] == [("RED003", 1), ("RED003", 6)]

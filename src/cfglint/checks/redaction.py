@@ -61,7 +61,7 @@ def mask(secret: str) -> str:
     return f"{secret[:4]}…({len(secret)} chars)"
 
 
-_ASSIGN = re.compile(r"(?P<name>--?[A-Za-z][\w-]*|[A-Z][A-Z0-9_]*)(?P<sep>[= ]+|:\s*)(?P<q>['\"]?)(?P<value>(?!-)[^\s'\"]+)")
+_ASSIGN = re.compile(r"(?P<name>--?[A-Za-z][\w-]*|[A-Za-z_][A-Za-z0-9_]*)(?P<sep>[= ]+|:\s*)(?P<q>['\"]?)(?P<value>(?!-)[^\s'\"]+)")
 
 
 def _literal(value: str, not_secret: list[str]) -> bool:
