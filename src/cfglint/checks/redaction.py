@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import lru_cache
 
 from ..model import Finding, Span
 from . import Context, rule
@@ -61,7 +62,23 @@ def mask(secret: str) -> str:
     return f"{secret[:4]}…({len(secret)} chars)"
 
 
-_ASSIGN = re.compile(r"(?P<name>--?[A-Za-z][\w-]*|[A-Za-z_][A-Za-z0-9_]*)(?P<sep>[= ]+|:\s*)(?P<q>['\"]?)(?P<value>(?!-)[^\s'\"]+)")
+@lru_cache(maxsize=8)
+def _assignments(names: frozenset[str]) -> re.Pattern:
+    """``NAME=value``, ``--flag value``, ``key: value`` for the given names only, so one match
+    cannot swallow the next (``export HF_TOKEN=...``)."""
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<![\w-])(?P<name>{alternatives})(?P<sep>[= ]+|:\s*)(?P<q>['\"]?)(?P<value>(?!-)[^\s'\"]+)")
+
+
+def assignments(line: str, names: set[str]):
+    """Matches of :func:`_assignments` in ``line``. Flags take ``--flag value`` or
+    ``--flag=value``; variables and keys only ``NAME=value`` / ``key: value``, so prose such
+    as "the hostname below" is not an assignment."""
+    if not names:
+        return
+    for m in _assignments(frozenset(names)).finditer(line):
+        if m.group("name").startswith("-") or m.group("sep").strip():
+            yield m
 
 
 def _literal(value: str, not_secret: list[str]) -> bool:
@@ -91,8 +108,8 @@ def check_secrets(ctx: Context):
                     yield Finding("RED002", f"{what} {mask(m.group(0))} is published; revoke it and pass it "
                                             f"from the environment", Span(tf.display, lineno, m.start() + 1, lineno, m.end() + 1),
                                   secret=True)
-            for m in _ASSIGN.finditer(line):
-                if m.group("name") in names and _literal(m.group("value"), not_secret) and m.start("value") not in seen:
+            for m in assignments(line, names):
+                if _literal(m.group("value"), not_secret) and m.start("value") not in seen:
                     v = m.group("value")
                     yield Finding("RED002", f"{m.group('name')} is given the literal credential {mask(v)}; pass it "
                                             f"from the environment instead",
@@ -128,9 +145,7 @@ def check_addresses(ctx: Context):
                     flagged.add(m.start(1))
                     yield Finding("RED003", f"private address {m.group(1)} is published; write <head-ip>",
                                   Span(tf.display, lineno, m.start(1) + 1, lineno, m.end(1) + 1), fix="<head-ip>")
-            for m in _ASSIGN.finditer(line):
-                if m.group("name") not in names:
-                    continue
+            for m in assignments(line, names):
                 value = m.group("value")
                 host = re.sub(r"^[a-z]+://", "", value).split("/")[0].rsplit(":", 1)[0].strip("[]")
                 if not host or host in public or host.startswith(("<", "$", "{")) or m.start("value") in flagged \
