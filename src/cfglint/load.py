@@ -16,7 +16,7 @@ from .discover import MANIFEST, display_path
 from .extract import ConfigFile
 from .knowledge import knowledge
 from .model import Finding, Span
-from .shell import Command, ShellScript, parse_shell
+from .shell import Command, ParserCrash, ShellScript, parse_shell
 from .textfile import MAX_BYTES, ReadError, TextFile, read_text
 from .validation import schema_findings, validator
 from .yamlsrc import YamlError, YMap, YNode, YSeq, parse_yaml, to_python, walk_path
@@ -179,7 +179,12 @@ def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: S
     elif lower.endswith(".args"):
         sub.launches.append((tf.display, parse_args_file(tf.text, tf.display), role, True))
     else:
-        script = parse_shell(tf.text, tf.display)
+        try:
+            script = parse_shell(tf.text, tf.display)
+        except ParserCrash as err:
+            sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}; please report this file",
+                                        _file_span(tf.display)))
+            return
         continued = [n for n, line in enumerate(tf.lines, start=1) if line.endswith("\\")] if tf.had_crlf else []
         if continued:
             n = continued[0]

@@ -13,6 +13,8 @@ a loop variable) keeps its source text and is marked not static.
 
 from __future__ import annotations
 
+import os
+import pickle
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -53,11 +55,18 @@ class ShellScript:
 
 
 @lru_cache(maxsize=1)
-def _parser():
+def _language():
     import tree_sitter
     import tree_sitter_bash
 
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return tree_sitter.Language(tree_sitter_bash.language())
+
+
+def _parser():
+    """A fresh parser per file: a reused tree_sitter.Parser crashed (SIGSEGV) under fuzzing."""
+    import tree_sitter
+
+    return tree_sitter.Parser(_language())
 
 
 class _Positions:
@@ -89,8 +98,39 @@ class _Positions:
         return Span(self.path, l1, c1, l2, c2)
 
 
+class ParserCrash(Exception):
+    """The native shell parser died on this input (it ran in a child process)."""
+
+
 def parse_shell(text: str, path: str) -> ShellScript:
-    """Parse a launch script. Never raises for bad input: syntax errors land in ``errors``."""
+    """Parse a launch script. Never raises for bad input: syntax errors land in ``errors``.
+
+    The native tree-sitter parser runs in a forked child where the platform has fork: under
+    fuzzing it crashed the whole process (SIGSEGV) on rare inputs, and one bad file must not
+    take a pre-commit run down. Raises ParserCrash when the child dies.
+    """
+    if not hasattr(os, "fork") or os.environ.get("CFGLINT_NO_FORK"):
+        return _parse_shell(text, path)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: parse, send the result, leave without running any cleanup
+        try:
+            os.close(read_fd)
+            data = pickle.dumps(_parse_shell(text, path))
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as inp:
+        data = inp.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        raise ParserCrash(f"the shell parser crashed (status {status})")
+    return pickle.loads(data)
+
+
+def _parse_shell(text: str, path: str) -> ShellScript:
     data = text.encode("utf-8")
     masked = PLACEHOLDER.sub(lambda m: b"_" + m.group(1).replace(b" ", b"_") + b"_", data)
     tree = _parser().parse(masked)
