@@ -63,6 +63,9 @@ def _mask_secrets(result: LintResult) -> None:
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
                max_bytes: int = MAX_BYTES) -> LintResult:
+    """Lint ``paths`` (submission directories, trees of them, single files). Findings are
+    sorted, deduplicated and have credentials masked in ``sources``; ``missing`` lists paths
+    that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it."""
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
@@ -98,4 +101,4 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
     return result
 
 
-__all__ = ["LintResult", "lint_paths", "lint_unit", "Span"]
+__all__ = ["LintResult", "lint_paths", "lint_unit"]
