@@ -196,3 +196,9 @@ def test_yaml_tags_are_never_constructed(tmp_path):
     found = lint(d)
     assert not marker.exists()
     assert {f[0] for f in found} == {"SCH001"}
+
+
+def test_characters_beyond_the_bmp_keep_positions(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text("sglang serve --served-model-name 😀򔔄 --reasoning-parser kimi-k3\n")
+    assert [(f[0], f[3]) for f in lint(script)] == [("PRS001", 55)]  # columns count code points

@@ -24,6 +24,7 @@ from .model import Located, Span
 # <host-path>, <0..1>, <model path>: not a heredoc (<<), here-string or process substitution <(
 PLACEHOLDER = re.compile(rb"(?<![<$])<([A-Za-z0-9][A-Za-z0-9_.:/+ -]*)>")
 _ESCAPED = re.compile(r"\\(.)", re.S)
+_ASTRAL = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{3}")
 
 
 @dataclass(slots=True)
@@ -133,6 +134,9 @@ def parse_shell(text: str, path: str) -> ShellScript:
 def _parse_shell(text: str, path: str) -> ShellScript:
     data = text.encode("utf-8")
     masked = PLACEHOLDER.sub(lambda m: b"_" + m.group(1).replace(b" ", b"_") + b"_", data)
+    # code points beyond the BMP became 4 ASCII bytes: the native parser crashed on some of them,
+    # and no shell syntax depends on them (byte offsets, and so positions, are unchanged)
+    masked = _ASTRAL.sub(b"____", masked)
     tree = _parser().parse(masked)
     walker = _Walker(data, _Positions(data, path))
     walker.visit(tree.root_node, 1, None)
