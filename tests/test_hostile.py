@@ -201,4 +201,4 @@ def test_yaml_tags_are_never_constructed(tmp_path):
 def test_characters_beyond_the_bmp_keep_positions(tmp_path):
     script = tmp_path / "serve.sh"
     script.write_text("sglang serve --served-model-name 😀򔔄 --reasoning-parser kimi-k3\n")
-    assert [(f[0], f[3]) for f in lint(script)] == [("PRS001", 55)]  # columns count code points
+    assert [(f[0], f[3]) for f in lint(script)] == [("PRS001", 56)]  # columns count code points
