@@ -74,6 +74,12 @@ class Context:
                 return None
         return Located(value, node.span)
 
+    def accelerator(self) -> tuple[str | None, dict | None, Located | None]:
+        """The manifest's accelerator name, its knowledge-base entry (or None) and its span."""
+        system = self.manifest.get("system") if isinstance(self.manifest.get("system"), dict) else {}
+        name = system.get("accelerator") if isinstance(system.get("accelerator"), str) else None
+        return name, self.kb.accelerator(name), self.declared("system", "accelerator")
+
     def roles(self) -> list[tuple[int, dict]]:
         serving = self.manifest.get("serving")
         roles = serving.get("roles") if isinstance(serving, dict) else None

@@ -20,8 +20,7 @@ def check_sm120_marlin(ctx: Context):
     if not ctx.sub.has_manifest:
         return
     quirk = ctx.kb.kernels.get("sm120_fp4_moe") or {}
-    system = ctx.manifest.get("system") if isinstance(ctx.manifest.get("system"), dict) else {}
-    acc = ctx.kb.accelerator(system.get("accelerator"))
+    name, acc, acc_span = ctx.accelerator()
     if not acc or acc.get("arch") not in (quirk.get("architectures") or []):
         return
     precisions = {p.upper() for p in quirk.get("precisions") or []}
@@ -36,7 +35,6 @@ def check_sm120_marlin(ctx: Context):
         return
     if model is not None and model.get("moe") is False:
         return
-    acc_span = ctx.declared("system", "accelerator")
     failures = quirk.get("failures") or {}
     for p in ctx.deployment.engine_processes():
         engine_quirk = (quirk.get("engines") or {}).get(p.engine or "")
@@ -48,8 +46,8 @@ def check_sm120_marlin(ctx: Context):
             continue  # not known to be MoE and no MoE setting: stay silent
         if runner is not None and str(runner.value).lower() == quirk.get("required_runner"):
             continue
-        related = [(acc_span.span, f"accelerator: {system.get('accelerator')} ({acc.get('arch')})")] if acc_span else []
-        where = f" on {system.get('accelerator')} ({acc.get('arch')}, {here(acc_span.span)})" if acc_span else ""
+        related = [(acc_span.span, f"accelerator: {name} ({acc.get('arch')})")] if acc_span else []
+        where = f" on {name} ({acc.get('arch')}, {here(acc_span.span)})" if acc_span else ""
         if runner is None:
             yield Finding("HW001",
                           f"the {what} MoE model runs{where} without {flag}: {failures.get('default', 'the default runner fails')}; "

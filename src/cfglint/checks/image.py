@@ -24,10 +24,8 @@ MARKERS = (
 def check_image_vendor(ctx: Context):
     if not ctx.sub.has_manifest:
         return
-    system = ctx.manifest.get("system") if isinstance(ctx.manifest.get("system"), dict) else {}
-    acc = ctx.kb.accelerator(system.get("accelerator"))
+    name, acc, decl = ctx.accelerator()
     vendor = (acc or {}).get("vendor")
-    decl = ctx.declared("system", "accelerator")
     if not vendor or decl is None:
         return
     for p in ctx.deployment.engine_processes():
@@ -36,5 +34,5 @@ def check_image_vendor(ctx: Context):
         built_for = next((v for pattern, v in MARKERS if pattern.search(p.image.value)), None)
         if built_for and built_for != vendor:
             yield Finding("HW003", f"image {p.image.value} is built for {built_for} accelerators but the system is "
-                                   f"{system.get('accelerator')} ({vendor}, {here(decl.span)})",
-                          p.image.span, related=[(decl.span, f"accelerator: {system.get('accelerator')}")])
+                                   f"{name} ({vendor}, {here(decl.span)})",
+                          p.image.span, related=[(decl.span, f"accelerator: {name}")])

@@ -27,10 +27,8 @@ def _matches(value: str, patterns: list) -> bool:
 def check_known_bad(ctx: Context):
     if not ctx.sub.has_manifest:
         return
-    system = ctx.manifest.get("system") if isinstance(ctx.manifest.get("system"), dict) else {}
-    acc = ctx.kb.accelerator(system.get("accelerator"))
+    name, acc, decl = ctx.accelerator()
     arch = (acc or {}).get("arch")
-    decl = ctx.declared("system", "accelerator")
     if not arch or decl is None:
         return
     for entry in ctx.kb.kernels.get("known_bad") or []:
@@ -44,6 +42,6 @@ def check_known_bad(ctx: Context):
             if loc is None or not _matches(str(loc.value), entry.get("values") or []):
                 continue
             fix = f"; use {entry['fix']}" if entry.get("fix") else ""
-            yield Finding("HW002", f"{loc.value} on {system.get('accelerator')} ({arch}, {here(decl.span)}): "
+            yield Finding("HW002", f"{loc.value} on {name} ({arch}, {here(decl.span)}): "
                                    f"{entry.get('message')}{fix}", loc.span,
-                          related=[(decl.span, f"accelerator: {system.get('accelerator')}")])
+                          related=[(decl.span, f"accelerator: {name}")])
