@@ -8,11 +8,11 @@ from .topology import gpus_per_instance
 
 
 def _per_node(ctx: Context) -> tuple[int | None, str]:
-    system = ctx.manifest.get("system") if isinstance(ctx.manifest.get("system"), dict) else {}
-    declared = as_int(system.get("accelerators_per_node"))
-    if declared:
-        return declared, "the manifest's accelerators_per_node is"
-    acc = ctx.kb.accelerator(system.get("accelerator"))
+    """Accelerators one node holds: the manifest's accelerators_per_node, else the knowledge base's."""
+    declared = ctx.declared("system", "accelerators_per_node")
+    if declared is not None and as_int(declared.value):
+        return as_int(declared.value), "the manifest's accelerators_per_node is"
+    _name, acc, _span = ctx.accelerator()
     n = as_int((acc or {}).get("per_node"))
     return n, f"a {acc['name']} node holds" if acc else ""
 
