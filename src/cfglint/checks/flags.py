@@ -26,6 +26,15 @@ def _registries(ctx: Context, p: Process) -> list[FlagRegistry] | None:
     return [regs[t] for t in p.tables]
 
 
+def _lookup(regs: list[FlagRegistry], option: str) -> tuple[FlagRegistry, str] | None:
+    """The first registry that knows ``option``, with the flag's primary name."""
+    for r in regs:
+        primary = r.find(option)
+        if primary is not None:
+            return r, primary
+    return None
+
+
 def _where(arg: Arg) -> str:
     return "" if arg.origin == "cli" else f" (key '{arg.written}' of {arg.origin})"
 
@@ -75,11 +84,11 @@ def check_unknown_flags(ctx: Context):
             continue
         version = _declared_version(ctx, p)
         for arg in p.args:
-            found = [(r, r.find(arg.name)) for r in regs if r.find(arg.name)]
-            if not found:
+            found = _lookup(regs, arg.name)
+            if found is None:
                 yield Finding("FLG001", _unknown_message(ctx, arg, regs), arg.span)
                 continue
-            r, primary = found[0]
+            r, primary = found
             if version is None or version not in r.versions:
                 continue
             have = (r.flags.get(primary) or {}).get("versions")
@@ -152,18 +161,17 @@ def check_flag_values(ctx: Context):
         for arg in p.args:
             if arg.value is None:
                 continue
-            for r in regs:
-                primary = r.find(arg.name)
-                if primary is None:
-                    continue
-                entry = r.flags.get(primary) or {}
-                if entry.get("type") in ("bool", "optional_bool") or arg.name in (entry.get("negation") or []) \
-                        or primary in parser_flags or any(a in parser_flags for a in entry.get("aliases") or []):
-                    break
-                why = _valid(entry, arg.value.value)
-                if why:
-                    yield Finding("FLG002", f"{arg.written}{_where(arg)}: {why}", arg.value.span)
-                break
+            found = _lookup(regs, arg.name)
+            if found is None:
+                continue
+            r, primary = found
+            entry = r.flags.get(primary) or {}
+            if entry.get("type") in ("bool", "optional_bool") or arg.name in (entry.get("negation") or []) \
+                    or primary in parser_flags or any(a in parser_flags for a in entry.get("aliases") or []):
+                continue
+            why = _valid(entry, arg.value.value)
+            if why:
+                yield Finding("FLG002", f"{arg.written}{_where(arg)}: {why}", arg.value.span)
 
 
 @rule("FLG003", "conflicting-flag-values", "error",
@@ -179,9 +187,10 @@ def check_conflicts(ctx: Context):
             continue
         seen: dict[str, Arg] = {}
         for arg in p.args:
-            primary = next((r.find(arg.name) for r in regs if r.find(arg.name)), None)
-            if primary is None or arg.value is None:
+            found = _lookup(regs, arg.name)
+            if found is None or arg.value is None:
                 continue
+            primary = found[1]
             if "." in arg.name:  # vLLM --json-flag.key value: one key of a JSON argument, merged by vLLM
                 primary = primary + arg.name[arg.name.index("."):]
             first = seen.get(primary)
