@@ -82,6 +82,7 @@ class Process:
     synthetic: bool = False         # built from an engine YAML no published command names
     certain: bool = True            # False: started an unknown number of times
     unknown: set[str] = field(default_factory=set)     # settings given by a value not known statically
+    unresolved_at: dict[str, Span] = field(default_factory=dict)  # where each of those values is written
     flag_names: set[str] = field(default_factory=set)  # every flag / config key the launch sets
     args: list[Arg] = field(default_factory=list)
     tables: tuple[str, ...] = ()    # flag registries that apply: sglang, vllm, trtllm, dynamo.frontend, ...
@@ -401,6 +402,7 @@ class _Adapter:
             elif not value.static:
                 proc.settings.pop(setting, None)
                 proc.unknown.add(setting)
+                proc.unresolved_at.setdefault(setting, value.span)
             else:
                 b = _as_bool(value.text) if name in booleans else None
                 proc.settings[setting] = Located(b if b is not None else _typed(value.text), value.span)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -51,14 +52,27 @@ def _with_unlisted(jobs, named: list[str], read: set[str], load_loose):
 
 
 def _mask_secrets(result: LintResult) -> None:
-    """Blank every credential a finding located in the source lines kept for output, so no
-    report (any finding's context line, fingerprints included) can show it."""
+    """Blank every credential a finding located in the source lines kept for output, and in
+    every finding's message and related messages, so no report (context lines, messages that
+    quote a value, fingerprints) can show it."""
+    secrets: set[str] = set()
     for f in result.findings:
         s = f.span
         lines = result.sources.get(s.path)
         if f.secret and lines and s.line == s.end_line and 1 <= s.line <= len(lines):
             line = lines[s.line - 1]
+            secret = line[s.col - 1: s.end_col - 1]
+            if len(secret) >= 4:
+                secrets.add(secret)
             lines[s.line - 1] = line[: s.col - 1] + "*" * (s.end_col - s.col) + line[s.end_col - 1:]
+    if not secrets:
+        return
+    pattern = re.compile("|".join(re.escape(x) for x in sorted(secrets, key=len, reverse=True)))
+    hide = lambda text: pattern.sub(lambda m: "*" * len(m.group(0)), text)  # noqa: E731
+    for f in result.findings:
+        if not f.secret:
+            f.message = hide(f.message)
+        f.related = [(span, hide(text)) for span, text in f.related]
 
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,

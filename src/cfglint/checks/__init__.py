@@ -51,11 +51,28 @@ def register(id: str, name: str, level: str, summary: str, explanation: str,
     REGISTRY[id] = Rule(id, name, level, summary, explanation, sources, None, tags)
 
 
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """A check that could not run on this unit: which check, why, and where the cause is."""
+
+    check: str          # what could not be checked, e.g. "attention-head divisibility (TOP004)"
+    why: str            # the cause, e.g. "model 'acme/x' is not in the knowledge base"
+    span: Span | None = None
+
+
 @dataclass(slots=True)
 class Context:
     sub: Submission
     deployment: Deployment
     kb: Knowledge
+    gaps: list[Gap] = field(default_factory=list)
+
+    def not_checked(self, check: str, why: str, span: Span | None = None) -> None:
+        """Record that ``check`` could not run because of ``why`` (at ``span``, when the cause
+        has a place). COV001 reports every gap of a unit in one note: silence is never a pass."""
+        gap = Gap(check, why, span)
+        if gap not in self.gaps:
+            self.gaps.append(gap)
 
     @property
     def manifest(self) -> dict:
@@ -88,13 +105,15 @@ class Context:
 
 def all_rules() -> dict[str, Rule]:
     """Every rule, registered on first call (imports the rule modules)."""
-    from . import (declared, disagg, eagle, engine_schema, flags, hardware, image, io, kernels,  # noqa: F401
-                   nodes, parsers, redaction, speculative, topology)
+    from . import (coverage, declared, disagg, eagle, engine_schema, flags, hardware, image, io,  # noqa: F401
+                   kernels, nodes, parsers, redaction, speculative, topology)
 
     return dict(sorted(REGISTRY.items()))
 
 
 def run_checks(sub: Submission, deployment: Deployment, kb: Knowledge) -> list[Finding]:
+    from .coverage import coverage_note
+
     ctx = Context(sub, deployment, kb)
     findings: list[Finding] = []
     for r in all_rules().values():
@@ -103,6 +122,9 @@ def run_checks(sub: Submission, deployment: Deployment, kb: Knowledge) -> list[F
         for f in r.check(ctx):
             f.rule_id = r.id
             findings.append(f)
+    note = coverage_note(ctx)
+    if note is not None:
+        findings.append(note)
     return findings
 
 

@@ -1,0 +1,95 @@
+"""COV001: one note per lint unit naming every check that could not run, and why.
+
+Rules record their own gaps with :meth:`Context.not_checked`; this module adds the gaps every
+unit can have (model or accelerator not in the knowledge base, a setting given by a value only
+known at run time, an engine config that is referenced but not published, a launch file in
+which no engine launch was recognised) and folds them into a single finding.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..model import Finding, Span
+from . import Context, Gap, register
+
+register(
+    "COV001", "not-checked", "note",
+    "Checks that could not run on this submission, and why.",
+    "cfglint reports what it could not check instead of passing in silence: a model or "
+    "accelerator the knowledge base does not know (head, context, parser-family and kernel "
+    "checks need them), a launcher it does not recognise, a setting given by a shell variable "
+    "or a placeholder whose value is only known at run time, an engine config that is "
+    "referenced but not published. One note per submission lists every such gap with the "
+    "place of its cause. Add the missing facts with `--knowledge FILE` (models, accelerators), "
+    "write the value out, or publish the file; `--fail-level note` makes a pipeline that "
+    "wants full coverage fail on it.",
+    ("rules/models.yaml, rules/accelerators.yaml, rules/engines.yaml (what the knowledge base holds)",),
+)
+
+LAUNCHERS_HINT = "sglang serve, python3 -m sglang.launch_server, vllm serve, trtllm-serve, python3 -m dynamo.<engine>"
+
+
+def _model_gaps(ctx: Context) -> None:
+    declared = ctx.declared("model") if ctx.sub.has_manifest else None
+    if declared is not None and isinstance(declared.value, str) and declared.value:
+        if ctx.kb.model(declared.value) is None:
+            ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
+                            f"model '{declared.value}' is not in the knowledge base; add it with --knowledge",
+                            declared.span)
+        return
+    for p in ctx.deployment.engine_processes():
+        model = p.settings.get("model")
+        if model is not None and isinstance(model.value, str) and ctx.kb.model(model.value) is None \
+                and "<" not in model.value:
+            ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
+                            f"model '{model.value}' is not in the knowledge base; add it with --knowledge",
+                            model.span)
+
+
+def _accelerator_gaps(ctx: Context) -> None:
+    if not ctx.sub.has_manifest:
+        return
+    name, entry, loc = ctx.accelerator()
+    if name and entry is None:
+        ctx.not_checked("hardware checks (GPUs per node, kernel architecture, sm120 FP4 MoE)",
+                        f"accelerator '{name}' is not in the knowledge base; add it with --knowledge",
+                        loc.span if loc else None)
+
+
+def _launch_gaps(ctx: Context) -> None:
+    started = {p.span.path for p in ctx.deployment.processes}
+    for display, parsed, _role, is_args in ctx.sub.launches if ctx.sub.has_manifest else ():
+        # only files the manifest names as launches: any other script (build.sh) is not claimed to be one
+        if is_args or display in started or not getattr(parsed, "commands", None):
+            continue
+        ctx.not_checked(f"every launch check for {os.path.basename(display)}",
+                        f"no engine launch recognised in it (known launchers: {LAUNCHERS_HINT})",
+                        Span(display, 1, 1, 1, 1))
+    for p in ctx.deployment.engine_processes():
+        for setting in sorted(p.unknown):
+            span = p.unresolved_at.get(setting, p.span)
+            ctx.not_checked(f"checks that use {setting} ({p.launcher})",
+                            "its value is a shell variable or command output, known only at run time", span)
+        for ref in p.missing_configs:
+            ctx.not_checked(f"settings in {ref.value} ({p.launcher})",
+                            "the engine config is referenced but not published with the submission", ref.span)
+
+
+def coverage_note(ctx: Context) -> Finding | None:
+    """The COV001 note of a unit, or None when every check could run."""
+    _model_gaps(ctx)
+    _accelerator_gaps(ctx)
+    _launch_gaps(ctx)
+    if not ctx.gaps:
+        return None
+    gaps: list[Gap] = ctx.gaps
+    if ctx.sub.has_manifest:
+        span = ctx.sub.manifest_node.span
+        span = Span(span.path, span.line, span.col, span.line, span.col)
+    else:
+        first = next((g.span for g in gaps if g.span is not None), None)
+        span = first or Span(ctx.sub.display, 1, 1, 1, 1)
+    parts = [f"{g.check}: {g.why}" + (f" ({g.span.path}:{g.span.line})" if g.span else "") for g in gaps]
+    related = [(g.span, f"{g.check}: {g.why}") for g in gaps if g.span is not None]
+    return Finding("COV001", f"not checked ({len(gaps)}): " + "; ".join(parts), span, level="note", related=related)
