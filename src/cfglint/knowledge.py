@@ -173,7 +173,8 @@ class Knowledge:
     def model_configs(self) -> dict[str, dict]:
         """Config facts by lower-cased repo id: rules/model_configs.yaml (generated from
         aiconfigurator-core), then rules/model_configs_extra.yaml (hand-transcribed) for ids the
-        first lacks, then config facts the user's knowledge files give on their models."""
+        first lacks. (A user's knowledge file states config facts on its model entries directly;
+        entry values win over these.)"""
         table: dict[str, dict] = {}
         for name in ("model_configs.yaml", "model_configs_extra.yaml"):
             for repo_id, entry in ((_load(name) or {}).get("models") or {}).items():
@@ -207,7 +208,9 @@ class Knowledge:
         entry, how = self._curated(model_id)
         precision = None
         current = model_id
-        while entry is None:
+        for _ in range(4):   # e.g. -Instruct-FP8-dynamic: a few suffixes at most
+            if entry is not None:
+                break
             stripped, implied = strip_quant_suffix(current)
             if stripped is None:
                 break
@@ -243,8 +246,8 @@ class Knowledge:
         precision the requested id's suffix or its own quantization_config implies, else the
         curated one. An id with only config facts (no curated entry) is returned with
         ``curated: False``. None when nothing matches."""
-        if not isinstance(model_id, str) or not model_id.strip():
-            return None
+        if not isinstance(model_id, str) or not model_id.strip() or len(model_id) > 300:
+            return None   # Hub ids are at most 96 characters per part; longer text is not an id
         model_id = _strip_hub_prefix(model_id.strip())
         cached = self._resolved.get(model_id.lower())
         if cached is not None or model_id.lower() in self._resolved:
@@ -307,7 +310,7 @@ class Knowledge:
         nothing is ever downloaded. The entry has the flat shape of :meth:`model`, with the
         config facts of the local file (they win over a curated entry found by the directory's
         name) and ``config_source`` naming the file. None when refused or absent."""
-        if not isinstance(path, str) or not path.strip() or not isinstance(root, str):
+        if not isinstance(path, str) or not path.strip() or not isinstance(root, str) or len(path) > 4096:
             return None
         try:
             top = Path(root).resolve(strict=True)
