@@ -249,13 +249,12 @@ class Knowledge:
         if not isinstance(model_id, str) or not model_id.strip() or len(model_id) > 300:
             return None   # Hub ids are at most 96 characters per part; longer text is not an id
         model_id = _strip_hub_prefix(model_id.strip())
-        cached = self._resolved.get(model_id.lower())
-        if cached is not None or model_id.lower() in self._resolved:
-            return cached
-        entry, config, steps, precision = self._resolve(model_id)
-        result = self._flat(model_id, entry, config, steps, precision)
-        self._resolved[model_id.lower()] = result
-        return result
+        key = model_id.lower()
+        if key not in self._resolved:
+            entry, config, steps, precision = self._resolve(model_id)
+            self._resolved[key] = self._flat(model_id, entry, config, steps, precision)
+        result = self._resolved[key]
+        return dict(result) if result is not None else None   # callers may not change the cache
 
     @cached_property
     def _resolved(self) -> dict[str, dict | None]:
