@@ -275,7 +275,8 @@ class Knowledge:
         out["config_source"] = used.get("source")
         out["config_url"] = used.get("config_url")
         if base:
-            out.update({k: v for k, v in base.items() if k not in ("id", "aliases", "source", "note", "base")})
+            out.update({k: v for k, v in base.items()
+                        if k not in ("id", "aliases", "source", "note", "base", "draft_models", "related")})
             steps = [*steps, f"{entry['id']} -> {base['id']} (fine-tune of; facts it does not state are the base's)"]
         if entry is not None:
             out.update({k: v for k, v in entry.items() if v is not None or k not in out})
@@ -287,10 +288,12 @@ class Knowledge:
         own = used if used.get("config_id", "").lower() == model_id.lower() else None
         if precision is None:
             _, precision = strip_quant_suffix(model_id)
-        if own is None and precision is not None and _precision_of(out.get("quantization")) != precision:
-            # the facts are the base's; its quantization is not this checkpoint's
-            out["quantization"] = {"method": precision.lower(), "weight_block_size": None,
-                                   "inferred_from": f"repo name suffix of {model_id}"}
+        if (own is None or out.get("quantization") is None) and precision is not None \
+                and _precision_of(out.get("quantization")) != precision:
+            # the facts are the base's (or the config read lacks it): say what the name implies
+            out["quantization"] = None if precision in ("BF16", "FP16") else {
+                "method": precision.lower(), "weight_block_size": None,
+                "inferred_from": f"repo name suffix of {model_id}"}
         if precision is None and own is not None and entry is not None and own.get("config_id", "").lower() != entry["id"].lower():
             precision = _precision_of(own.get("quantization"))
         if precision is not None:
