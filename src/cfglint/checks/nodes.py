@@ -4,7 +4,27 @@ from __future__ import annotations
 
 from ..model import Finding
 from . import Context, as_int, here, rule
-from .topology import gpus_per_instance
+from .topology import gpus_per_instance, node_groups
+
+# flags a node of a multi-node instance needs, per engine (rules/engines.yaml)
+NODE_FLAGS = {
+    "sglang": (("--node-rank", "node_rank"), ("--dist-init-addr", "dist_init_addr")),
+    "vllm": (("--node-rank", "node_rank"), ("--master-addr", "master_addr")),
+}
+
+
+def _nodes(p) -> tuple[int | None, str, object]:
+    """(nodes one instance of ``p`` spans, how that is written, the value to point at)."""
+    s = p.settings
+    nn = s.get("nnodes")
+    if nn is not None:
+        return as_int(nn.value), f"--nnodes {nn.value}", nn
+    if p.engine == "vllm" and "dp_local" in s and "dp" in s:
+        dp, local = as_int(s["dp"].value), as_int(s["dp_local"].value)
+        if dp and local and local < dp:
+            return (dp // local if dp % local == 0 else None), \
+                f"--data-parallel-size {dp} / --data-parallel-size-local {local}", s["dp_local"]
+    return 1, "--nnodes 1", None
 
 
 def _per_node(ctx: Context) -> tuple[int | None, str]:
@@ -33,22 +53,35 @@ def check_nodes(ctx: Context):
     for p in procs:
         got = gpus_per_instance(p)
         s = p.settings
-        if p.engine == "sglang" and not p.launcher.endswith("worker arguments"):  # launchers add node flags to .args workers
+        if p.engine in NODE_FLAGS and not p.launcher.endswith("worker arguments"):  # launchers add node flags to .args workers
+            nnodes, nodes_how, nodes_at = _nodes(p)
             nn = s.get("nnodes")
-            nnodes = as_int(nn.value) if nn else 1
             if nn is not None and nnodes and nnodes > 1:
-                missing = [f for f, k in (("--node-rank", "node_rank"), ("--dist-init-addr", "dist_init_addr"))
-                           if k not in s and k not in p.unknown]
+                missing = [f for f, k in NODE_FLAGS[p.engine] if k not in s and k not in p.unknown]
                 if missing:
                     yield Finding("TOP003", f"--nnodes {nnodes} without {' and '.join(missing)}: the nodes cannot "
                                             f"find each other", nn.span)
+            elif p.engine == "vllm" and nodes_at is not None and nnodes != 1 \
+                    and "dp_address" not in s and "dp_address" not in p.unknown:
+                yield Finding("TOP003", f"{nodes_how} runs data parallel over several nodes without "
+                                        f"--data-parallel-address: the nodes cannot find the head node",
+                              nodes_at.span)
             if got is not None and nnodes:
                 n, anchor, how = got
                 span = anchor.span if anchor else p.span
                 if n % nnodes:
-                    yield Finding("TOP003", f"{how} = {n} accelerators do not split evenly over --nnodes {nnodes}", span)
+                    yield Finding("TOP003", f"{how} = {n} accelerators do not split evenly over {nodes_how}", span)
                 elif per_node and n // nnodes > per_node:
-                    fix = f"; add --nnodes {-(-n // per_node)} with --node-rank and --dist-init-addr" if nnodes == 1 else ""
+                    if p.dp_workers_on_one_node:
+                        fix = (f"; {p.launcher} starts all --dp-size workers on this one node (base GPU = DP rank x "
+                               f"TP): start the DP workers on each node and put python3 -m "
+                               f"sglang_router.launch_router in front of them")
+                    elif nnodes == 1 and p.engine == "sglang":
+                        fix = f"; add --nnodes {-(-n // per_node)} with --node-rank and --dist-init-addr"
+                    elif nnodes == 1:
+                        fix = f"; add --nnodes {-(-n // per_node)} with --node-rank, --master-addr and --headless on the other nodes"
+                    else:
+                        fix = ""
                     yield Finding("TOP003", f"{how} puts {n // nnodes} accelerators on each of {nnodes} node(s), but "
                                             f"{what} {per_node}{fix}", span)
         if p.engine == "trtllm" and p.mpi_ranks is not None and got is not None and got[1] is not p.mpi_ranks \
@@ -59,6 +92,7 @@ def check_nodes(ctx: Context):
                 and p.visible_devices.value != got[0]:
             yield Finding("TOP003", f"CUDA_VISIBLE_DEVICES={p.device_list.value} lists {p.visible_devices.value} "
                                     f"GPU(s) but the worker runs {got[2]} = {got[0]}", p.device_list.span)
+    yield from _rank_coverage(procs)
     seen: dict[tuple[str, str], tuple] = {}
     for p in procs:
         if p.device_list is None:
@@ -72,6 +106,51 @@ def check_nodes(ctx: Context):
                               related=[(other.device_list.span, f"CUDA_VISIBLE_DEVICES={other.device_list.value}")])
                 break
             seen[key] = p
+
+
+def _names(ranks: list[int]) -> str:
+    """0, 1, 2 or 0..7 for a run."""
+    r = sorted(set(ranks))
+    if len(r) > 2 and r == list(range(r[0], r[-1] + 1)):
+        return f"{r[0]}..{r[-1]}"
+    return ", ".join(map(str, r[:8])) + (" ..." if len(r) > 8 else "")
+
+
+def _rank_coverage(procs):
+    """The launches of one multi-node instance must run each rank 0..N-1 exactly once."""
+    for g in node_groups(procs):
+        if any(m.ranks is None or not m.proc.certain for m in g.members):
+            continue  # a rank given at run time ($NODE_RANK, a loop variable): cannot be counted
+        seen: dict[int, object] = {}
+        for m in g.members:
+            times = m.proc.repeat.value if m.proc.repeat is not None else 1
+            dups: list[int] = []
+            outside: list[int] = []
+            first = None
+            for _ in range(times):
+                for r in m.ranks:
+                    if r >= g.size:
+                        outside.append(r)
+                    elif r in seen:
+                        dups.append(r)
+                        first = first or seen[r]
+                    else:
+                        seen[r] = m
+            if outside:
+                yield Finding("TOP003", f"{g.unit} {_names(outside)} out of range: the instance has {g.size} "
+                                        f"(ranks 0..{g.size - 1}, {here(g.size_at.span)})", m.span,
+                              related=[(g.size_at.span, f"{g.size} in all")])
+            if dups:
+                yield Finding("TOP003", f"duplicated {g.unit} {_names(dups)}: launched again here (also "
+                                        f"{here(first.span)}); each node needs its own {g.flag} so that the "
+                                        f"ranks cover 0..{g.size - 1} once", m.span,
+                              related=[(first.span, f"{g.unit} {_names(first.ranks)}")])
+        missing = [r for r in range(g.size) if r not in seen]
+        if missing:
+            yield Finding("TOP003", f"{g.unit} {_names(missing)} of {g.size} never launched: the instance cannot start "
+                                    f"until every {g.unit} 0..{g.size - 1} is launched ({g.flag})",
+                          g.size_at.span, related=[(m.span, f"{g.unit} {_names(m.ranks)}")
+                                                   for m in g.members])
 
 
 @rule("TOP004", "parallel-divisibility", "error",
