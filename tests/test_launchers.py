@@ -292,3 +292,25 @@ def test_env_from_docker_e_and_env_u(tmp_path):
     replace_once(d / "run.sh", "lmsysorg/sglang:kimi-k3 sglang serve",
                  "lmsysorg/sglang:kimi-k3 env -u CUDA_VISIBLE_DEVICES sglang serve")
     assert lint(d) == []  # env -u removed it before the server starts
+
+
+def test_docker_gpus_fewer_than_the_worker_needs(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--gpus all", "--gpus '\"device=0,1,2,3\"'")
+    text = (d / "run.sh").read_text()
+    found = lint(d)
+    assert [f[0] for f in found] == ["TOP003"] and "gives the container 4 GPU(s) but the worker runs TP 8 = 8" in found[0][4]
+    assert found[0][2:4] == _where(text, "--gpus ")
+    replace_once(d / "run.sh", "device=0,1,2,3", "device=0,1,2,3,4,5,6,7")
+    assert lint(d) == []
+
+
+def test_srun_nodes_against_nnodes(tmp_path):
+    d = copy_submission(KIMI_NNODES, tmp_path)
+    replace_once(d / "run.sh", "sglang serve", "srun -N 2 --ntasks-per-node 1 --container-image lmsysorg/sglang:kimi-k3 sglang serve")
+    assert lint(d) == []
+    replace_once(d / "run.sh", "srun -N 2", "srun -N 1")
+    text = (d / "run.sh").read_text()
+    found = lint(d)
+    assert [f[0] for f in found] == ["TOP003"] and "srun -N 1 starts the launch on 1 node(s) but the worker runs --nnodes 2" in found[0][4]
+    assert found[0][2:4] == _where(text, "srun -N ")

@@ -2,9 +2,12 @@
 one normalized :class:`Deployment` (its engine processes, each with a role and canonical
 settings, every value with the span it came from).
 
-Engine semantics follow ``rules/engines.yaml``: which launcher starts which engine, which
-flags and YAML keys carry TP / PP / DP / EP / DCP / attention DP / speculative settings /
-MoE runner / parsers, and whether the engine YAML or the command line wins.
+Engine semantics follow ``rules/engines.yaml``: which flags and YAML keys carry TP / PP / DP /
+EP / DCP / attention DP / multi-node ranks / speculative settings / MoE runner / parsers, and
+whether the engine YAML or the command line wins. Wrappers (``docker run``, ``mpirun``,
+``srun``, ``torchrun``, ``env``, ``bash -c`` ...) are stripped by :mod:`cfglint.wrappers`; which
+words start which engine, router or frontend is :mod:`cfglint.launchers`. This module parses
+the engine's arguments, merges engine configs and assigns roles.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..model import Finding
 from . import Context, as_int, here, rule
 from .topology import gpus_per_instance, node_groups
@@ -38,14 +40,26 @@ def _per_node(ctx: Context) -> tuple[int | None, str]:
 
 
 @rule("TOP003", "multi-node-placement", "error",
-      "Multi-node flags incomplete, more accelerators per node than a node has, or colocated "
-      "workers sharing GPUs.",
-      "A worker spanning nodes needs --nnodes, --node-rank and --dist-init-addr together, and "
-      "its TP x PP must split evenly over the nodes; a single-node launch cannot use more "
-      "accelerators than one node holds (GB300: 4 per compute tray). Workers started on one "
-      "host with CUDA_VISIBLE_DEVICES must not share a GPU and must list as many GPUs as their "
-      "TP x PP; mpirun -n must equal TP x PP for TensorRT-LLM.",
+      "Multi-node flags incomplete, node ranks missing or duplicated, more accelerators per node "
+      "than a node has, or colocated workers sharing GPUs.",
+      "A worker spanning nodes needs its node flags together (SGLang: --nnodes, --node-rank, "
+      "--dist-init-addr; vLLM: --nnodes, --node-rank, --master-addr, the other nodes --headless; "
+      "vLLM data parallel over nodes: --data-parallel-size-local and --data-parallel-address, "
+      "--data-parallel-start-rank on the other nodes), and the launches of one instance must run "
+      "every rank 0..N-1 exactly once: two nodes both started with --node-rank 0 never form the "
+      "instance. Its TP x PP must split evenly over the nodes; a single-node launch cannot use "
+      "more accelerators than one node holds (GB300: 4 per compute tray), and "
+      "sglang_router.launch_server starts all its --dp-size workers on one node. Workers started "
+      "on one host with CUDA_VISIBLE_DEVICES must not share a GPU and must list as many GPUs as "
+      "their TP x PP; mpirun -n must equal TP x PP for TensorRT-LLM; srun -N must equal the "
+      "engine's --nnodes, and a container started with docker run --gpus N or device=... needs "
+      "at least the GPUs its worker runs on that node.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (nnodes, node_rank, dist_init_addr)",
+       "vllm-project/vllm vllm/engine/arg_utils.py (--nnodes, --node-rank, --master-addr, --data-parallel-size-local, "
+       "--data-parallel-start-rank, --data-parallel-address) and vllm/entrypoints/cli/serve.py (--headless) @ v0.33.0; "
+       "docs.vllm.ai serving/parallelism_scaling.md and serving/data_parallel_deployment.md",
+       "sgl-project/sglang sgl-router/py_src/sglang_router/launch_server.py (base_gpu_id = dp_id x tp_size)",
+       "Slurm srun(1) (-N/--nodes); docs.docker.com docker container run (--gpus)",
        "rules/accelerators.yaml (per_node)"))
 def check_nodes(ctx: Context):
     procs = ctx.deployment.engine_processes()
@@ -84,6 +98,7 @@ def check_nodes(ctx: Context):
                         fix = ""
                     yield Finding("TOP003", f"{how} puts {n // nnodes} accelerators on each of {nnodes} node(s), but "
                                             f"{what} {per_node}{fix}", span)
+        yield from _wrapper_shape(p, got)
         if p.engine == "trtllm" and p.mpi_ranks is not None and got is not None and got[1] is not p.mpi_ranks \
                 and got[0] != p.mpi_ranks.value:
             yield Finding("TOP003", f"mpirun -n {p.mpi_ranks.value} but the worker runs {got[2]} = {got[0]} ranks",
@@ -106,6 +121,35 @@ def check_nodes(ctx: Context):
                               related=[(other.device_list.span, f"CUDA_VISIBLE_DEVICES={other.device_list.value}")])
                 break
             seen[key] = p
+
+
+def _container_gpus(text: str) -> int | None:
+    """GPUs a ``docker run --gpus`` value gives: ``4``, ``device=0,1``, ``"device=0,1"``; None
+    for ``all`` or anything else (docs.docker.com, docker container run --gpus)."""
+    t = text.strip().strip("'\"")
+    if re.fullmatch(r"[0-9]+", t):
+        return int(t)
+    m = re.fullmatch(r"device=([0-9]+(,[0-9]+)*)", t)
+    return len(m.group(1).split(",")) if m else None
+
+
+def _wrapper_shape(p, got):
+    """srun -N against the engine's --nnodes; docker --gpus against the GPUs one node runs."""
+    s = p.settings
+    nn = as_int(s["nnodes"].value) if "nnodes" in s else (1 if "nnodes" not in p.unknown else None)
+    if p.launch_nodes is not None and "srun" in p.wrappers and nn is not None and p.engine in NODE_FLAGS \
+            and p.launch_nodes.value != nn:
+        yield Finding("TOP003", f"srun -N {p.launch_nodes.value} starts the launch on {p.launch_nodes.value} node(s) "
+                                f"but the worker runs --nnodes {nn}", p.launch_nodes.span,
+                      related=[(s["nnodes"].span, f"--nnodes {nn}")] if "nnodes" in s else [])
+    if p.wrapper_gpus is None or got is None or not nn:
+        return
+    gpus = _container_gpus(str(p.wrapper_gpus.value))
+    n, _anchor, how = got
+    if gpus is not None and n % nn == 0 and gpus < n // nn:  # fewer than the worker needs: it cannot start
+        per = f" per node ({n} over {nn} nodes)" if nn > 1 else ""
+        yield Finding("TOP003", f"--gpus {p.wrapper_gpus.value} gives the container {gpus} GPU(s) but the worker runs "
+                                f"{how} = {n // nn}{per}: it cannot start", p.wrapper_gpus.span)
 
 
 def _names(ranks: list[int]) -> str:
