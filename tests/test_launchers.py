@@ -314,3 +314,39 @@ def test_srun_nodes_against_nnodes(tmp_path):
     found = lint(d)
     assert [f[0] for f in found] == ["TOP003"] and "srun -N 1 starts the launch on 1 node(s) but the worker runs --nnodes 2" in found[0][4]
     assert found[0][2:4] == _where(text, "srun -N ")
+
+
+def _vllm_external_lb(tmp_path, ranks) -> tuple[Path, str]:
+    """vLLM data parallel with external load balancing: one `vllm serve --data-parallel-rank R`
+    per GPU (docs.vllm.ai data_parallel_deployment, 'External Load Balancing')."""
+    d = copy_submission(VLLM_QWEN_DP8, tmp_path)
+    text = (d / "run.sh").read_text()
+    out = "".join(f"CUDA_VISIBLE_DEVICES={i} " + text.replace("-dp 8", f"-dp 8 --data-parallel-rank {r} --port {8000 + i}")
+                  .rstrip() + " &\n" for i, r in enumerate(ranks))
+    (d / "run.sh").write_text(out)
+    return d, out
+
+
+def test_vllm_external_lb_ranks_are_one_instance(tmp_path):
+    d, _ = _vllm_external_lb(tmp_path, range(8))
+    assert lint(d) == []
+
+
+def test_vllm_external_lb_duplicated_rank(tmp_path):
+    d, text = _vllm_external_lb(tmp_path, [0, 1, 2, 3, 4, 5, 6, 6])
+    found = lint(d)
+    assert [f[0] for f in found] == ["TOP003", "TOP003"]
+    dup = [f for f in found if "duplicated data-parallel rank 6" in f[4]]
+    assert len(dup) == 1 and dup[0][2:4] == _where(text, "--data-parallel-rank ", 8)
+    assert any("data-parallel rank 7 of 8 never launched" in f[4] for f in found)
+
+
+def test_cuda_visible_devices_of_one_node_of_a_multi_node_instance(tmp_path):
+    d = copy_submission(KIMI_NNODES, tmp_path)
+    replace_once(d / "run.sh", "sglang serve", "CUDA_VISIBLE_DEVICES=0,1,2,3 sglang serve")
+    assert lint(d) == []  # TP 8 over --nnodes 2: 4 GPUs on each node
+    replace_once(d / "run.sh", "CUDA_VISIBLE_DEVICES=0,1,2,3", "CUDA_VISIBLE_DEVICES=0,1")
+    found = lint(d)
+    assert [f[0] for f in found] == ["TOP003"] and "lists 2 GPU(s) but the worker runs TP 8 = 8 over 2 nodes = 4 " \
+        "on this node" in found[0][4]
+    assert found[0][2:4] == (2, 22)

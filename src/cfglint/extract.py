@@ -169,6 +169,7 @@ class _Adapter:
         self.wrappers = Wrappers(kb.engines.get("wrappers"))
         self.launchers = Launchers(kb.engines)
         self.unrecognised: list[Located] = []
+        self.shell_strings = 64  # bash -c strings parsed per submission at most (each is a parser run)
         self.configs = configs
         self.manifest = manifest
         eng = manifest.get("engine") if isinstance(manifest.get("engine"), dict) else {}
@@ -234,8 +235,9 @@ class _Adapter:
         env.update(cmd.assignments)
         wrapped = self.wrappers.unwrap(list(cmd.words), env)
         if wrapped.shell_string is not None:
-            if depth >= 3:
+            if depth >= 3 or self.shell_strings <= 0:
                 return []
+            self.shell_strings -= 1
             out = []
             for inner in shell_string_commands(wrapped.shell_string):
                 for proc in self.processes(inner, file_role, dict(env), depth + 1):

@@ -21,12 +21,31 @@ def _nodes(p) -> tuple[int | None, str, object]:
     nn = s.get("nnodes")
     if nn is not None:
         return as_int(nn.value), f"--nnodes {nn.value}", nn
+    if p.engine == "vllm" and "dp_rank" in s:
+        return None, "--data-parallel-rank", s["dp_rank"]  # one DP rank per launch: the node count is not said
     if p.engine == "vllm" and "dp_local" in s and "dp" in s:
         dp, local = as_int(s["dp"].value), as_int(s["dp_local"].value)
         if dp and local and local < dp:
             return (dp // local if dp % local == 0 else None), \
                 f"--data-parallel-size {dp} / --data-parallel-size-local {local}", s["dp_local"]
     return 1, "--nnodes 1", None
+
+
+def _local(p, got) -> tuple[int, str] | None:
+    """(GPUs this one launch runs on its node, how that is computed) or None when not known:
+    the instance's GPUs over its nodes (--nnodes, vLLM DP over nodes), one DP rank's for a vLLM
+    --data-parallel-rank launch."""
+    if got is None:
+        return None
+    n, _anchor, how = got
+    s = p.settings
+    if p.engine == "vllm" and "dp_rank" in s:
+        dp = as_int(s["dp"].value) if "dp" in s else 1
+        return (n // dp, f"{how} = {n}, one data-parallel rank of {dp} = {n // dp}") if dp and n % dp == 0 else None
+    nodes = _nodes(p)[0] if p.engine in NODE_FLAGS else 1
+    if not nodes or n % nodes:
+        return None
+    return n // nodes, f"{how} = {n}" + (f" over {nodes} nodes = {n // nodes} on this node" if nodes > 1 else "")
 
 
 def _per_node(ctx: Context) -> tuple[int | None, str]:
@@ -75,7 +94,7 @@ def check_nodes(ctx: Context):
                 if missing:
                     yield Finding("TOP003", f"--nnodes {nnodes} without {' and '.join(missing)}: the nodes cannot "
                                             f"find each other", nn.span)
-            elif p.engine == "vllm" and nodes_at is not None and nnodes != 1 \
+            elif p.engine == "vllm" and nodes_at is not None and "dp_local" in s and nnodes != 1 \
                     and "dp_address" not in s and "dp_address" not in p.unknown:
                 yield Finding("TOP003", f"{nodes_how} runs data parallel over several nodes without "
                                         f"--data-parallel-address: the nodes cannot find the head node",
@@ -103,10 +122,11 @@ def check_nodes(ctx: Context):
                 and got[0] != p.mpi_ranks.value:
             yield Finding("TOP003", f"mpirun -n {p.mpi_ranks.value} but the worker runs {got[2]} = {got[0]} ranks",
                           p.mpi_ranks.span, related=[(got[1].span, got[2])] if got[1] else [])
-        if p.device_list is not None and got is not None and got[1] is not p.visible_devices \
-                and p.visible_devices.value != got[0]:
+        local = _local(p, got)
+        if p.device_list is not None and local is not None and got[1] is not p.visible_devices \
+                and p.visible_devices.value != local[0]:
             yield Finding("TOP003", f"CUDA_VISIBLE_DEVICES={p.device_list.value} lists {p.visible_devices.value} "
-                                    f"GPU(s) but the worker runs {got[2]} = {got[0]}", p.device_list.span)
+                                    f"GPU(s) but the worker runs {local[1]}", p.device_list.span)
     yield from _rank_coverage(procs)
     seen: dict[tuple[str, str], tuple] = {}
     for p in procs:
@@ -142,14 +162,13 @@ def _wrapper_shape(p, got):
         yield Finding("TOP003", f"srun -N {p.launch_nodes.value} starts the launch on {p.launch_nodes.value} node(s) "
                                 f"but the worker runs --nnodes {nn}", p.launch_nodes.span,
                       related=[(s["nnodes"].span, f"--nnodes {nn}")] if "nnodes" in s else [])
-    if p.wrapper_gpus is None or got is None or not nn:
+    local = _local(p, got)
+    if p.wrapper_gpus is None or local is None:
         return
     gpus = _container_gpus(str(p.wrapper_gpus.value))
-    n, _anchor, how = got
-    if gpus is not None and n % nn == 0 and gpus < n // nn:  # fewer than the worker needs: it cannot start
-        per = f" per node ({n} over {nn} nodes)" if nn > 1 else ""
+    if gpus is not None and gpus < local[0]:  # fewer than the worker needs: it cannot start
         yield Finding("TOP003", f"--gpus {p.wrapper_gpus.value} gives the container {gpus} GPU(s) but the worker runs "
-                                f"{how} = {n // nn}{per}: it cannot start", p.wrapper_gpus.span)
+                                f"{local[1]}: it cannot start", p.wrapper_gpus.span)
 
 
 def _names(ranks: list[int]) -> str:
@@ -186,7 +205,7 @@ def _rank_coverage(procs):
                               related=[(g.size_at.span, f"{g.size} in all")])
             if dups:
                 yield Finding("TOP003", f"duplicated {g.unit} {_names(dups)}: launched again here (also "
-                                        f"{here(first.span)}); each node needs its own {g.flag} so that the "
+                                        f"{here(first.span)}); each launch needs its own {g.flag} so that the "
                                         f"ranks cover 0..{g.size - 1} once", m.span,
                               related=[(first.span, f"{g.unit} {_names(first.ranks)}")])
         missing = [r for r in range(g.size) if r not in seen]

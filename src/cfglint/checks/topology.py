@@ -66,6 +66,13 @@ def node_group(p: Process) -> tuple[tuple, str, str, int, Located, NodeMember] |
                             rank.span if rank is not None else p.span)
         key = (p.engine, role, "node", nn, addr.value if addr is not None else None)
         return key, "node rank", "--node-rank", nn, s["nnodes"], member
+    if p.engine == "vllm" and "dp" in s and "dp_rank" in s:  # external load balancing: one DP rank per launch
+        dp = as_int(s["dp"].value)
+        if dp and dp > 1:
+            rank = s["dp_rank"]
+            addr = s.get("dp_address")
+            key = (p.engine, role, "dp", dp, addr.value if addr is not None else None)
+            return key, "data-parallel rank", "--data-parallel-rank", dp, s["dp"], NodeMember(p, _ranks(rank), rank.span)
     if p.engine == "vllm" and "dp" in s and "dp_local" in s:
         dp, local = as_int(s["dp"].value), as_int(s["dp_local"].value)
         if dp and local and 0 < local < dp:
