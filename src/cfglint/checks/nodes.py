@@ -157,8 +157,10 @@ def _wrapper_shape(p, got):
     """srun -N against the engine's --nnodes; docker --gpus against the GPUs one node runs."""
     s = p.settings
     nn = as_int(s["nnodes"].value) if "nnodes" in s else (1 if "nnodes" not in p.unknown else None)
-    if p.launch_nodes is not None and "srun" in p.wrappers and nn is not None and p.engine in NODE_FLAGS \
-            and p.launch_nodes.value != nn:
+    # an engine launch spanning --nnodes N must be started once per node (srun -N 2 around a
+    # single-node launch starts two replicas: that is not a placement error)
+    if p.launch_nodes is not None and "srun" in p.wrappers and nn is not None and nn > 1 \
+            and p.engine in NODE_FLAGS and p.launch_nodes.value != nn:
         yield Finding("TOP003", f"srun -N {p.launch_nodes.value} starts the launch on {p.launch_nodes.value} node(s) "
                                 f"but the worker runs --nnodes {nn}", p.launch_nodes.span,
                       related=[(s["nnodes"].span, f"--nnodes {nn}")] if "nnodes" in s else [])
