@@ -350,3 +350,11 @@ def test_cuda_visible_devices_of_one_node_of_a_multi_node_instance(tmp_path):
     assert [f[0] for f in found] == ["TOP003"] and "lists 2 GPU(s) but the worker runs TP 8 = 8 over 2 nodes = 4 " \
         "on this node" in found[0][4]
     assert found[0][2:4] == (2, 22)
+
+
+def test_vllm_nodes_of_one_instance_disagree_on_tp(tmp_path):
+    d = _vllm_two_nodes(tmp_path, WORKER.replace("--tensor-parallel-size 8", "--tensor-parallel-size 4"))
+    text = (d / "run.sh").read_text()
+    found = only(lint(d), "TOP003")
+    assert len(found) == 1 and "TP 4 here but 8 on the first node of this instance" in found[0][4]
+    assert found[0][2:4] == _where(text, "--tensor-parallel-size ", 2)

@@ -65,8 +65,8 @@ def _per_node(ctx: Context) -> tuple[int | None, str]:
       "--dist-init-addr; vLLM: --nnodes, --node-rank, --master-addr, the other nodes --headless; "
       "vLLM data parallel over nodes: --data-parallel-size-local and --data-parallel-address, "
       "--data-parallel-start-rank on the other nodes), and the launches of one instance must run "
-      "every rank 0..N-1 exactly once: two nodes both started with --node-rank 0 never form the "
-      "instance. Its TP x PP must split evenly over the nodes; a single-node launch cannot use "
+      "every rank 0..N-1 exactly once (two nodes both started with --node-rank 0 never form the "
+      "instance) with the same TP, PP, DP, model and rendezvous port. Its TP x PP must split evenly over the nodes; a single-node launch cannot use "
       "more accelerators than one node holds (GB300: 4 per compute tray), and "
       "sglang_router.launch_server starts all its --dp-size workers on one node. Workers started "
       "on one host with CUDA_VISIBLE_DEVICES must not share a GPU and must list as many GPUs as "
@@ -181,9 +181,29 @@ def _names(ranks: list[int]) -> str:
     return ", ".join(map(str, r[:8])) + (" ..." if len(r) > 8 else "")
 
 
+# settings every launch of one multi-node instance must give alike (rules/engines.yaml names)
+SAME_ON_EVERY_NODE = (("tp", "TP"), ("pp", "PP"), ("dp", "DP"), ("model", "model"), ("master_port", "--master-port"),
+                      ("dp_rpc_port", "--data-parallel-rpc-port"))
+
+
+def _same_settings(g):
+    """The nodes of one instance must agree on its parallelism, model and rendezvous port."""
+    first = g.members[0].proc
+    for m in g.members[1:]:
+        s = m.proc.settings
+        for key, label in SAME_ON_EVERY_NODE:
+            a, b = first.settings.get(key), s.get(key)
+            if a is None or b is None or key in first.unknown or key in m.proc.unknown or a.value == b.value:
+                continue
+            yield Finding("TOP003", f"{label} {b.value} here but {a.value} on the first node of this instance "
+                                    f"({here(a.span)}): every node of one instance must be launched with the same "
+                                    f"{label}", b.span, related=[(a.span, f"{label} {a.value}")])
+
+
 def _rank_coverage(procs):
     """The launches of one multi-node instance must run each rank 0..N-1 exactly once."""
     for g in node_groups(procs):
+        yield from _same_settings(g)
         if any(m.ranks is None or not m.proc.certain for m in g.members):
             continue  # a rank given at run time ($NODE_RANK, a loop variable): cannot be counted
         seen: dict[int, object] = {}
