@@ -68,11 +68,23 @@ def test_vllm_duplicated_node_rank(tmp_path):
     assert len(missing) == 1 and missing[0][2:4] == _where(text, "--nnodes ", 1)
 
 
-def test_vllm_head_without_worker_misses_a_rank(tmp_path):
-    d = _vllm_two_nodes(tmp_path, worker=None)
-    found = only(lint(d), "TOP003")
-    assert len(found) == 1 and "node rank 1 of 2 never launched" in found[0][4]
-    assert found[0][2:4] == _where((d / "run.sh").read_text(), "--nnodes ")
+def test_vllm_head_alone_is_a_per_node_template(tmp_path):
+    # a page that shows the rank-0 command only (and says to run it with --node-rank 1 on the
+    # other node) publishes a template, not a missing node
+    assert lint(_vllm_two_nodes(tmp_path, worker=None)) == []
+
+
+def test_vllm_three_nodes_with_two_launched_misses_a_rank(tmp_path):
+    d = _vllm_two_nodes(tmp_path)
+    text = (d / "run.sh").read_text().replace("--nnodes 2", "--nnodes 3").replace("--pipeline-parallel-size 2",
+                                                                                "--pipeline-parallel-size 3")
+    (d / "run.sh").write_text(text)
+    _manifest(d, [("accelerators_total: 16", "accelerators_total: 24"),
+                  ("accelerators_per_instance: 16", "accelerators_per_instance: 24"),
+                  ("accelerators_used: 16", "accelerators_used: 24"), ("    pp: 2", "    pp: 3")])
+    found = lint(d)
+    assert [f[0] for f in found] == ["TOP003"] and "node rank 2 of 3 never launched" in found[0][4]
+    assert found[0][2:4] == _where(text, "--nnodes ")
 
 
 def test_vllm_nnodes_without_master_addr(tmp_path):
@@ -162,6 +174,12 @@ def test_sglang_published_range_placeholder_covers_every_rank(tmp_path):
     replace_once(d / "run.sh", "<0..1>", "<0..0>")
     found = only(lint(d), "TOP003")
     assert len(found) == 1 and "node rank 1 of 2 never launched" in found[0][4] and found[0][2:4] == (7, 12)
+
+
+def test_sglang_single_rank_0_launch_is_a_template(tmp_path):
+    d = copy_submission(KIMI_NNODES, tmp_path)
+    replace_once(d / "run.sh", "<0..1>", "0")
+    assert lint(d) == []
 
 
 # -- sglang_router -------------------------------------------------------------------------

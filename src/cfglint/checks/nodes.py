@@ -66,7 +66,8 @@ def _per_node(ctx: Context) -> tuple[int | None, str]:
       "vLLM data parallel over nodes: --data-parallel-size-local and --data-parallel-address, "
       "--data-parallel-start-rank on the other nodes), and the launches of one instance must run "
       "every rank 0..N-1 exactly once (two nodes both started with --node-rank 0 never form the "
-      "instance) with the same TP, PP, DP, model and rendezvous port. Its TP x PP must split evenly over the nodes; a single-node launch cannot use "
+      "instance) with the same TP, PP, DP, model and rendezvous port (a single published launch with "
+      "one literal rank is read as the per-node template). Its TP x PP must split evenly over the nodes; a single-node launch cannot use "
       "more accelerators than one node holds (GB300: 4 per compute tray), and "
       "sglang_router.launch_server starts all its --dp-size workers on one node. Workers started "
       "on one host with CUDA_VISIBLE_DEVICES must not share a GPU and must list as many GPUs as "
@@ -231,7 +232,9 @@ def _rank_coverage(procs):
                                         f"ranks cover 0..{g.size - 1} once", m.span,
                               related=[(first.span, f"{g.unit} {_names(first.ranks)}")])
         missing = [r for r in range(g.size) if r not in seen]
-        if missing:
+        # one launch with a single rank is the usual per-node template ("on node 1 use --node-rank 1");
+        # several launches, or a range placeholder such as <0..1>, state which nodes run
+        if missing and (len(g.members) > 1 or any(m.stated_range for m in g.members)):
             yield Finding("TOP003", f"{g.unit} {_names(missing)} of {g.size} never launched: the instance cannot start "
                                     f"until every {g.unit} 0..{g.size - 1} is launched ({g.flag})",
                           g.size_at.span, related=[(m.span, f"{g.unit} {_names(m.ranks)}")

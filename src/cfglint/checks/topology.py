@@ -19,6 +19,7 @@ class NodeMember:
     proc: Process
     ranks: list[int] | None
     span: Span                      # where its rank is written (or where the process starts)
+    stated_range: bool = False      # the rank is a published range placeholder such as <0..1>
 
 
 @dataclass(slots=True)
@@ -63,7 +64,8 @@ def node_group(p: Process) -> tuple[tuple, str, str, int, Located, NodeMember] |
         addr = s.get("dist_init_addr" if p.engine == "sglang" else "master_addr")
         rank = s.get("node_rank")
         member = NodeMember(p, _ranks(rank) if "node_rank" not in p.unknown else None,
-                            rank.span if rank is not None else p.span)
+                            rank.span if rank is not None else p.span,
+                            rank is not None and RANGE.match(str(rank.value)) is not None)
         key = (p.engine, role, "node", nn, addr.value if addr is not None else None)
         return key, "node rank", "--node-rank", nn, s["nnodes"], member
     if p.engine == "vllm" and "dp" in s and "dp_rank" in s:  # external load balancing: one DP rank per launch
