@@ -2,9 +2,12 @@
 one normalized :class:`Deployment` (its engine processes, each with a role and canonical
 settings, every value with the span it came from).
 
-Engine semantics follow ``rules/engines.yaml``: which launcher starts which engine, which
-flags and YAML keys carry TP / PP / DP / EP / DCP / attention DP / speculative settings /
-MoE runner / parsers, and whether the engine YAML or the command line wins.
+Engine semantics follow ``rules/engines.yaml``: which flags and YAML keys carry TP / PP / DP /
+EP / DCP / attention DP / multi-node ranks / speculative settings / MoE runner / parsers, and
+whether the engine YAML or the command line wins. Wrappers (``docker run``, ``mpirun``,
+``srun``, ``torchrun``, ``env``, ``bash -c`` ...) are stripped by :mod:`cfglint.wrappers`; which
+words start which engine, router or frontend is :mod:`cfglint.launchers`. This module parses
+the engine's arguments, merges engine configs and assigns roles.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .knowledge import Knowledge
+from .launchers import Launch, Launchers, registries  # noqa: F401  (registries: re-exported)
 from .model import Located, Span
 from .shell import Command, Word
+from .wrappers import Unwrapped, Wrappers, shell_string_commands
 from .yamlsrc import YMap, YNode, YScalar, walk_path
 
 PARALLELISM_KEYS = {"tensor_parallel_size", "tensor-parallel-size", "tp-size", "tp_size", "tp"}
@@ -86,29 +91,29 @@ class Process:
     flag_names: set[str] = field(default_factory=set)  # every flag / config key the launch sets
     args: list[Arg] = field(default_factory=list)
     tables: tuple[str, ...] = ()    # flag registries that apply: sglang, vllm, trtllm, dynamo.frontend, ...
+    # what the wrappers around the launch say (src/cfglint/wrappers.py)
+    wrappers: list[str] = field(default_factory=list)   # e.g. ["srun", "docker run"], outermost first
+    launch_nodes: Located | None = None     # srun -N / torchrun --nnodes
+    tasks_per_node: Located | None = None   # srun --ntasks-per-node / mpirun -N, -npernode / torchrun --nproc-per-node
+    wrapper_gpus: Located | None = None     # docker --gpus / srun --gpus value as written
+    hosts: Located | None = None            # mpirun -H / srun -w host list as written
+    env_files: list[Located] = field(default_factory=list)  # docker --env-file: environment not published inline
+    dp_workers_on_one_node: bool = False    # sglang_router.launch_server: its --dp-size workers share this node
 
 
 @dataclass(slots=True)
 class Deployment:
     processes: list[Process] = field(default_factory=list)
     instances: dict[str, Located] = field(default_factory=dict)  # role -> count from server config
+    # commands that look like an engine launch (engine flags, python -m <engine package>.<x>) whose
+    # launcher is not recognised: the launcher text at its first word (COV001 reports them)
+    unrecognised: list[Located] = field(default_factory=list)
 
     def engine_processes(self) -> list[Process]:
         return [p for p in self.processes if p.kind == "engine"]
 
 
 # ---------------------------------------------------------------------------------------
-def registries(kind: str, engine: str | None, orchestrator: str | None, launcher: str) -> tuple[str, ...]:
-    """Which flag registries (rules/flags/*.yaml) a process's flags must be found in."""
-    if kind == "frontend":
-        return ("dynamo.frontend",)
-    if kind == "router":
-        return ("trtllm.disaggregated",)
-    if orchestrator == "dynamo" and engine:
-        return (f"dynamo.{engine}",) + ((engine,) if engine in ("sglang", "vllm") else ())
-    return (engine,) if engine else ()
-
-
 def _flag_table(tables: list[dict]) -> dict[str, str]:
     """Flag name -> canonical setting, from engine tables (the first table that names a flag wins)."""
     out: dict[str, str] = {}
@@ -161,132 +166,17 @@ class _Adapter:
     def __init__(self, kb: Knowledge, configs: list[ConfigFile], manifest: dict):
         self.kb = kb
         self.engines = kb.engines.get("engines", {})
-        self.wrappers = kb.engines.get("wrappers", {})
+        self.wrappers = Wrappers(kb.engines.get("wrappers"))
+        self.launchers = Launchers(kb.engines)
+        self.unrecognised: list[Located] = []
+        self.shell_strings = 64  # bash -c strings parsed per submission at most (each is a parser run)
         self.configs = configs
         self.manifest = manifest
         eng = manifest.get("engine") if isinstance(manifest.get("engine"), dict) else {}
         self.default_engine = eng.get("name") if isinstance(eng.get("name"), str) else None
         self.default_orchestrator = eng.get("orchestrator") if isinstance(eng.get("orchestrator"), str) else None
-        self.last_image: Located | None = None
-        self.ranks: Located | None = None
         self.aggregated = (manifest.get("serving") or {}).get("mode") == "aggregated" \
             if isinstance(manifest.get("serving"), dict) else False
-
-    # -- wrappers ----------------------------------------------------------------------
-    def unwrap(self, words: list[Word], env: dict[str, Word]) -> tuple[list[Word], Located | None]:
-        """Strip docker run / mpirun / srun / env / numactl / trtllm-llmapi-launch ...; collect
-        their environment (into ``env``) and MPI rank count (the docker image goes to
-        ``self.last_image``). Returns the words of the wrapped command and the rank count."""
-        self.last_image = None
-        self.ranks: Located | None = None
-        while words:
-            head = os.path.basename(words[0].text)
-            if head == "docker" and len(words) > 1 and words[1].text == "run":
-                start = self._docker_run(words, env)
-            elif head in ("mpirun", "mpiexec"):
-                start = self._mpirun(words, env)
-            elif head == "srun":
-                start = self._options(words, 1, lambda t: 1 if ("=" in t or t.startswith("--")) else 2)
-            elif head == "env":
-                start = 1
-                while start < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[start].text):
-                    self._env_word(words[start], env)
-                    start += 1
-            elif head in self.wrappers.get("transparent", []):
-                start = 1
-            elif head in (self.wrappers.get("with_options") or {}):
-                spec = self.wrappers["with_options"][head]
-                value_opts = set(spec.get("value_options") or [])
-                short = bool(spec.get("short_take_value"))
-                start = self._options(words, 1, lambda t, v=value_opts, sh=short: 2 if t in v or (
-                    sh and not t.startswith("--") and len(t) == 2) else 1) + int(spec.get("positional", 0))
-            else:
-                break
-            words = words[start:]
-        return words, self.ranks
-
-    @staticmethod
-    def _options(words: list[Word], i: int, width) -> int:
-        """Index of the first word after the options starting at ``i``; ``width(option)`` says
-        how many words an option takes (itself included)."""
-        while i < len(words) and words[i].text.startswith("-"):
-            i += width(words[i].text)
-        return i
-
-    def _docker_run(self, words: list[Word], env: dict[str, Word]) -> int:
-        booleans = set(self.wrappers.get("docker_run_boolean", []))
-        i = 2
-        while i < len(words) and words[i].text.startswith("-"):
-            t = words[i].text
-            if t in ("-e", "--env") and i + 1 < len(words):
-                self._env_word(words[i + 1], env)
-                i += 2
-            elif t.startswith(("--env=", "-e=")):
-                self._env_word(Word(t.split("=", 1)[1], t, words[i].span), env)
-                i += 1
-            elif ("=" in t and t.startswith("--")) or t in booleans or re.fullmatch(r"-[dit]{2,3}", t):
-                i += 1
-            else:
-                i += 2
-        if i < len(words):
-            self.last_image = Located(words[i].text, words[i].span)
-        return i + 1  # the command after the image
-
-    def _mpirun(self, words: list[Word], env: dict[str, Word]) -> int:
-        w = self.wrappers
-        rank_flags = set(w.get("mpirun_ranks", []))
-        i = 1
-        while i < len(words) and words[i].text.startswith("-"):
-            t = words[i].text
-            name, eq, inline = t.partition("=")
-            if name in rank_flags and (eq or i + 1 < len(words)):
-                word = words[i] if eq else words[i + 1]
-                n = _as_int(inline if eq else word.text)
-                if n is not None:
-                    self.ranks = Located(n, word.span)
-                i += 1 if eq else 2
-            elif t == "-x" and i + 1 < len(words):
-                self._env_word(words[i + 1], env)
-                i += 2
-            elif t in w.get("mpirun_two_values", []):
-                i += 3
-            elif t in w.get("mpirun_boolean", []) or eq:
-                i += 1
-            else:
-                i += 2
-        return i
-
-    @staticmethod
-    def _env_word(word: Word, env: dict[str, Word]) -> None:
-        name, sep, value = word.text.partition("=")
-        if sep and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
-            offset = len(word.raw) - len(word.raw.split("=", 1)[1]) if "=" in word.raw else 0
-            s = word.span
-            vspan = Span(s.path, s.line, s.col + offset, s.end_line, s.end_col) if s.line == s.end_line else s
-            env[name] = Word(value, value, vspan, word.static)
-
-    # -- launcher ----------------------------------------------------------------------
-    def identify(self, words: list[Word]) -> tuple[str, str | None, str | None, str, int] | None:
-        """(kind, engine, orchestrator, launcher text, words consumed) or None."""
-        if not words:
-            return None
-        texts = [os.path.basename(words[0].text)] + [w.text for w in words[1:4]]
-        for name, spec in self.engines.items():
-            for launcher in spec.get("launchers", []) or []:
-                n = len(launcher)
-                if texts[:n] == launcher or (launcher[0].startswith("python") and texts[:1] and
-                                             re.fullmatch(r"python3?(\.\d+)?", texts[0]) and texts[1:n] == launcher[1:]):
-                    if name == "trtllm" and len(texts) > 1 and texts[1] == "disaggregated":
-                        return ("router", "trtllm", None, "trtllm-serve disaggregated", 2)
-                    return ("engine", name, None, " ".join(launcher), n)
-        dyn = self.engines.get("dynamo", {})
-        if texts and re.fullmatch(r"python3?(\.\d+)?", texts[0]) and len(texts) > 2 and texts[1] == "-m":
-            module = texts[2]
-            if module in (dyn.get("workers") or {}):
-                return ("engine", dyn["workers"][module], "dynamo", f"python3 -m {module}", 3)
-            if module == dyn.get("frontend"):
-                return ("frontend", None, "dynamo", f"python3 -m {module}", 3)
-        return None
 
     # -- arguments ---------------------------------------------------------------------
     def parse_args(self, words: list[Word], booleans: set[str]) -> tuple[list[tuple[Word, Word | None]], list[Word]]:
@@ -335,37 +225,73 @@ class _Adapter:
         return None
 
     # -- processes ---------------------------------------------------------------------
-    def process(self, cmd: Command, file_role: str | None, bare: bool = False) -> Process | None:
-        """A process for ``cmd``; ``bare`` means the command is an argument list with no
-        program (worker argument files): engine and orchestrator come from the manifest."""
-        env: dict[str, Word] = dict(cmd.exported)
+    def processes(self, cmd: Command, file_role: str | None, outer: dict[str, Word] | None = None,
+                  depth: int = 0) -> list[Process]:
+        """The processes ``cmd`` starts: none, one, or those of a ``bash -c "..."`` string.
+        Commands that look like an engine launch but whose launcher is unknown go to
+        ``self.unrecognised``."""
+        env: dict[str, Word] = dict(outer or {})
+        env.update(cmd.exported)
         env.update(cmd.assignments)
-        words = list(cmd.words)
+        wrapped = self.wrappers.unwrap(list(cmd.words), env)
+        if wrapped.shell_string is not None:
+            if depth >= 3 or self.shell_strings <= 0:
+                return []
+            self.shell_strings -= 1
+            out = []
+            for inner in shell_string_commands(wrapped.shell_string):
+                for proc in self.processes(inner, file_role, dict(env), depth + 1):
+                    proc.wrappers = wrapped.chain + proc.wrappers
+                    if proc.image is None:
+                        proc.image = wrapped.image
+                    out.append(proc)
+            return out
+        launch = self.launchers.identify(wrapped.words)
+        if launch is None:
+            loc = self.launchers.unrecognised(wrapped.words)
+            if loc is not None:
+                self.unrecognised.append(loc)
+            return []
+        proc = self.process(cmd, file_role, wrapped=wrapped, launch=launch)
+        return [proc] if proc is not None else []
+
+    def process(self, cmd: Command, file_role: str | None, bare: bool = False,
+                wrapped: Unwrapped | None = None, launch: Launch | None = None) -> Process | None:
+        """A process for ``cmd``; ``bare`` means the command is an argument list with no
+        program (worker argument files): engine and orchestrator come from the manifest.
+        ``wrapped`` / ``launch``: ``cmd`` already unwrapped and identified (see :meth:`processes`)."""
         if bare:
             if not self.default_engine:
                 return None
-            ident = ("engine", self.default_engine, self.default_orchestrator,
-                     f"{self.default_engine} worker arguments", 0)
-            ranks = None
-        else:
-            words, ranks = self.unwrap(words, env)
-            ident = self.identify(words)
-            if ident is None:
-                return None
-        kind, engine, orchestrator, launcher, consumed = ident
+            env: dict[str, Word] = dict(cmd.exported)
+            env.update(cmd.assignments)
+            wrapped = Unwrapped(list(cmd.words), env)
+            launch = Launch("engine", self.default_engine, self.default_orchestrator,
+                            f"{self.default_engine} worker arguments", 0, {})
+        elif wrapped is None or launch is None:
+            procs = self.processes(cmd, file_role)
+            return procs[0] if procs else None
+        env = wrapped.env
+        words = wrapped.words
+        kind, engine, orchestrator, launcher, consumed = (launch.kind, launch.engine, launch.orchestrator,
+                                                          launch.launcher, launch.consumed)
         if any(w.text in ("--help", "-h", "--version") for w in words[consumed:]):
             return None  # prints and exits: not a server
         start_span = words[0].span if words and not bare else cmd.span
         proc = Process(kind=kind, engine=engine, orchestrator=orchestrator, launcher=launcher,
-                       span=start_span, repeat=cmd.repeat, mpi_ranks=ranks, certain=cmd.certain,
-                       image=None if bare else self.last_image)
+                       span=start_span, repeat=cmd.repeat, mpi_ranks=wrapped.ranks, certain=cmd.certain,
+                       image=wrapped.image, wrappers=list(wrapped.chain), launch_nodes=wrapped.nodes,
+                       tasks_per_node=wrapped.per_node, wrapper_gpus=wrapped.gpus, hosts=wrapped.hosts,
+                       env_files=list(wrapped.env_files),
+                       dp_workers_on_one_node=bool(launch.spec.get("dp_workers_on_one_node")))
+        router_prefix = launch.spec.get("router_flag_prefix")
         cvd = env.get("CUDA_VISIBLE_DEVICES")
         if cvd is not None and cvd.static and re.fullmatch(r"\d+(,\d+)*", cvd.text):
             proc.visible_devices = Located(len(cvd.text.split(",")), cvd.span)
             proc.device_list = Located(cvd.text, cvd.span)
 
         proc.tables = registries(kind, engine, orchestrator, launcher)
-        tables = self._tables(engine, orchestrator)
+        tables = [] if kind == "router" and engine != "trtllm" else self._tables(engine, orchestrator)
         booleans = self.booleans(proc.tables)
         for spec in tables:
             booleans.update(spec.get("boolean_flags") or [])
@@ -380,6 +306,8 @@ class _Adapter:
                 head, dot, rest = name[2:].partition(".")
                 name = "--" + head.replace("_", "-") + dot + rest
             proc.flag_names.add(name)
+            if router_prefix and name.startswith(router_prefix):
+                continue  # the router's own flags (no registry to check them against)
             proc.args.append(Arg(name, flag.text, flag.span,
                                  Located(value.text, value.span) if value is not None and value.static else None, "cli"))
             if name in config_flags and value is not None:
@@ -562,9 +490,8 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
                 dep.processes.append(proc)
             continue
         for cmd in parsed.commands:
-            proc = adapter.process(cmd, role)
-            if proc is not None:
-                dep.processes.append(proc)
+            dep.processes.extend(adapter.processes(cmd, role))
+    dep.unrecognised = list(adapter.unrecognised)
     for cfg in configs:
         if is_server_config(cfg.root):
             for role, loc in server_config_instances(cfg.root).items():

@@ -27,7 +27,8 @@ register(
     ("rules/models.yaml, rules/accelerators.yaml, rules/engines.yaml (what the knowledge base holds)",),
 )
 
-LAUNCHERS_HINT = "sglang serve, python3 -m sglang.launch_server, vllm serve, trtllm-serve, python3 -m dynamo.<engine>"
+LAUNCHERS_HINT = ("sglang serve, python3 -m sglang.launch_server, python3 -m sglang_router.launch_server, vllm serve, "
+                  "trtllm-serve, python3 -m dynamo.<engine>")
 
 
 def _model_gap(ctx: Context, value: str, span) -> None:
@@ -63,7 +64,8 @@ def _accelerator_gaps(ctx: Context) -> None:
 
 
 def _launch_gaps(ctx: Context) -> None:
-    started = {p.span.path for p in ctx.deployment.processes}
+    unrecognised = ctx.deployment.unrecognised
+    started = {p.span.path for p in ctx.deployment.processes} | {u.span.path for u in unrecognised}
     for display, parsed, _role, is_args in ctx.sub.launches if ctx.sub.has_manifest else ():
         # only files the manifest names as launches: any other script (build.sh) is not claimed to be one
         if is_args or display in started or not getattr(parsed, "commands", None):
@@ -71,6 +73,11 @@ def _launch_gaps(ctx: Context) -> None:
         ctx.not_checked(f"every launch check for {os.path.basename(display)}",
                         f"no engine launch recognised in it (known launchers: {LAUNCHERS_HINT})",
                         Span(display, 1, 1, 1, 1))
+    for loc in unrecognised:
+        why = "its program or module is a shell variable, known only at run time" if "$" in loc.value else \
+            f"known launchers: {LAUNCHERS_HINT}"
+        ctx.not_checked(f"every launch check for the command at line {loc.span.line}",
+                        f"launcher '{loc.value}' not recognised ({why})", loc.span)
     for p in ctx.deployment.engine_processes():
         for setting in sorted(p.unknown):
             span = p.unresolved_at.get(setting, p.span)

@@ -2,9 +2,50 @@
 
 from __future__ import annotations
 
+import re
+
 from ..model import Finding
 from . import Context, as_int, here, rule
-from .topology import gpus_per_instance
+from .topology import gpus_per_instance, node_groups
+
+# flags a node of a multi-node instance needs, per engine (rules/engines.yaml)
+NODE_FLAGS = {
+    "sglang": (("--node-rank", "node_rank"), ("--dist-init-addr", "dist_init_addr")),
+    "vllm": (("--node-rank", "node_rank"), ("--master-addr", "master_addr")),
+}
+
+
+def _nodes(p) -> tuple[int | None, str, object]:
+    """(nodes one instance of ``p`` spans, how that is written, the value to point at)."""
+    s = p.settings
+    nn = s.get("nnodes")
+    if nn is not None:
+        return as_int(nn.value), f"--nnodes {nn.value}", nn
+    if p.engine == "vllm" and "dp_rank" in s:
+        return None, "--data-parallel-rank", s["dp_rank"]  # one DP rank per launch: the node count is not said
+    if p.engine == "vllm" and "dp_local" in s and "dp" in s:
+        dp, local = as_int(s["dp"].value), as_int(s["dp_local"].value)
+        if dp and local and local < dp:
+            return (dp // local if dp % local == 0 else None), \
+                f"--data-parallel-size {dp} / --data-parallel-size-local {local}", s["dp_local"]
+    return 1, "--nnodes 1", None
+
+
+def _local(p, got) -> tuple[int, str] | None:
+    """(GPUs this one launch runs on its node, how that is computed) or None when not known:
+    the instance's GPUs over its nodes (--nnodes, vLLM DP over nodes), one DP rank's for a vLLM
+    --data-parallel-rank launch."""
+    if got is None:
+        return None
+    n, _anchor, how = got
+    s = p.settings
+    if p.engine == "vllm" and "dp_rank" in s:
+        dp = as_int(s["dp"].value) if "dp" in s else 1
+        return (n // dp, f"{how} = {n}, one data-parallel rank of {dp} = {n // dp}") if dp and n % dp == 0 else None
+    nodes = _nodes(p)[0] if p.engine in NODE_FLAGS else 1
+    if not nodes or n % nodes:
+        return None
+    return n // nodes, f"{how} = {n}" + (f" over {nodes} nodes = {n // nodes} on this node" if nodes > 1 else "")
 
 
 def _per_node(ctx: Context) -> tuple[int | None, str]:
@@ -18,14 +59,27 @@ def _per_node(ctx: Context) -> tuple[int | None, str]:
 
 
 @rule("TOP003", "multi-node-placement", "error",
-      "Multi-node flags incomplete, more accelerators per node than a node has, or colocated "
-      "workers sharing GPUs.",
-      "A worker spanning nodes needs --nnodes, --node-rank and --dist-init-addr together, and "
-      "its TP x PP must split evenly over the nodes; a single-node launch cannot use more "
-      "accelerators than one node holds (GB300: 4 per compute tray). Workers started on one "
-      "host with CUDA_VISIBLE_DEVICES must not share a GPU and must list as many GPUs as their "
-      "TP x PP; mpirun -n must equal TP x PP for TensorRT-LLM.",
+      "Multi-node flags incomplete, node ranks missing or duplicated, more accelerators per node "
+      "than a node has, or colocated workers sharing GPUs.",
+      "A worker spanning nodes needs its node flags together (SGLang: --nnodes, --node-rank, "
+      "--dist-init-addr; vLLM: --nnodes, --node-rank, --master-addr, the other nodes --headless; "
+      "vLLM data parallel over nodes: --data-parallel-size-local and --data-parallel-address, "
+      "--data-parallel-start-rank on the other nodes), and the launches of one instance must run "
+      "every rank 0..N-1 exactly once (two nodes both started with --node-rank 0 never form the "
+      "instance) with the same TP, PP, DP, model and rendezvous port (a single published launch with "
+      "one literal rank is read as the per-node template). Its TP x PP must split evenly over the nodes; a single-node launch cannot use "
+      "more accelerators than one node holds (GB300: 4 per compute tray), and "
+      "sglang_router.launch_server starts all its --dp-size workers on one node. Workers started "
+      "on one host with CUDA_VISIBLE_DEVICES must not share a GPU and must list as many GPUs as "
+      "their TP x PP; mpirun -n must equal TP x PP for TensorRT-LLM; srun -N must equal the "
+      "engine's --nnodes, and a container started with docker run --gpus N or device=... needs "
+      "at least the GPUs its worker runs on that node.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (nnodes, node_rank, dist_init_addr)",
+       "vllm-project/vllm vllm/engine/arg_utils.py (--nnodes, --node-rank, --master-addr, --data-parallel-size-local, "
+       "--data-parallel-start-rank, --data-parallel-address) and vllm/entrypoints/cli/serve.py (--headless) @ v0.33.0; "
+       "docs.vllm.ai serving/parallelism_scaling.md and serving/data_parallel_deployment.md",
+       "sgl-project/sglang sgl-router/py_src/sglang_router/launch_server.py (base_gpu_id = dp_id x tp_size)",
+       "Slurm srun(1) (-N/--nodes); docs.docker.com docker container run (--gpus)",
        "rules/accelerators.yaml (per_node)"))
 def check_nodes(ctx: Context):
     procs = ctx.deployment.engine_processes()
@@ -33,32 +87,48 @@ def check_nodes(ctx: Context):
     for p in procs:
         got = gpus_per_instance(p)
         s = p.settings
-        if p.engine == "sglang" and not p.launcher.endswith("worker arguments"):  # launchers add node flags to .args workers
+        if p.engine in NODE_FLAGS and not p.launcher.endswith("worker arguments"):  # launchers add node flags to .args workers
+            nnodes, nodes_how, nodes_at = _nodes(p)
             nn = s.get("nnodes")
-            nnodes = as_int(nn.value) if nn else 1
             if nn is not None and nnodes and nnodes > 1:
-                missing = [f for f, k in (("--node-rank", "node_rank"), ("--dist-init-addr", "dist_init_addr"))
-                           if k not in s and k not in p.unknown]
+                missing = [f for f, k in NODE_FLAGS[p.engine] if k not in s and k not in p.unknown]
                 if missing:
                     yield Finding("TOP003", f"--nnodes {nnodes} without {' and '.join(missing)}: the nodes cannot "
                                             f"find each other", nn.span)
+            elif p.engine == "vllm" and nodes_at is not None and "dp_local" in s and nnodes != 1 \
+                    and "dp_address" not in s and "dp_address" not in p.unknown:
+                yield Finding("TOP003", f"{nodes_how} runs data parallel over several nodes without "
+                                        f"--data-parallel-address: the nodes cannot find the head node",
+                              nodes_at.span)
             if got is not None and nnodes:
                 n, anchor, how = got
                 span = anchor.span if anchor else p.span
                 if n % nnodes:
-                    yield Finding("TOP003", f"{how} = {n} accelerators do not split evenly over --nnodes {nnodes}", span)
+                    yield Finding("TOP003", f"{how} = {n} accelerators do not split evenly over {nodes_how}", span)
                 elif per_node and n // nnodes > per_node:
-                    fix = f"; add --nnodes {-(-n // per_node)} with --node-rank and --dist-init-addr" if nnodes == 1 else ""
+                    if p.dp_workers_on_one_node:
+                        fix = (f"; {p.launcher} starts all --dp-size workers on this one node (base GPU = DP rank x "
+                               f"TP): start the DP workers on each node and put python3 -m "
+                               f"sglang_router.launch_router in front of them")
+                    elif nnodes == 1 and p.engine == "sglang":
+                        fix = f"; add --nnodes {-(-n // per_node)} with --node-rank and --dist-init-addr"
+                    elif nnodes == 1:
+                        fix = f"; add --nnodes {-(-n // per_node)} with --node-rank, --master-addr and --headless on the other nodes"
+                    else:
+                        fix = ""
                     yield Finding("TOP003", f"{how} puts {n // nnodes} accelerators on each of {nnodes} node(s), but "
                                             f"{what} {per_node}{fix}", span)
+        yield from _wrapper_shape(p, got)
         if p.engine == "trtllm" and p.mpi_ranks is not None and got is not None and got[1] is not p.mpi_ranks \
                 and got[0] != p.mpi_ranks.value:
             yield Finding("TOP003", f"mpirun -n {p.mpi_ranks.value} but the worker runs {got[2]} = {got[0]} ranks",
                           p.mpi_ranks.span, related=[(got[1].span, got[2])] if got[1] else [])
-        if p.device_list is not None and got is not None and got[1] is not p.visible_devices \
-                and p.visible_devices.value != got[0]:
+        local = _local(p, got)
+        if p.device_list is not None and local is not None and got[1] is not p.visible_devices \
+                and p.visible_devices.value != local[0]:
             yield Finding("TOP003", f"CUDA_VISIBLE_DEVICES={p.device_list.value} lists {p.visible_devices.value} "
-                                    f"GPU(s) but the worker runs {got[2]} = {got[0]}", p.device_list.span)
+                                    f"GPU(s) but the worker runs {local[1]}", p.device_list.span)
+    yield from _rank_coverage(procs)
     seen: dict[tuple[str, str], tuple] = {}
     for p in procs:
         if p.device_list is None:
@@ -72,6 +142,103 @@ def check_nodes(ctx: Context):
                               related=[(other.device_list.span, f"CUDA_VISIBLE_DEVICES={other.device_list.value}")])
                 break
             seen[key] = p
+
+
+def _container_gpus(text: str) -> int | None:
+    """GPUs a ``docker run --gpus`` value gives: ``4``, ``device=0,1``, ``"device=0,1"``; None
+    for ``all`` or anything else (docs.docker.com, docker container run --gpus)."""
+    t = text.strip().strip("'\"")
+    if re.fullmatch(r"[0-9]+", t):
+        return int(t)
+    m = re.fullmatch(r"device=([0-9]+(,[0-9]+)*)", t)
+    return len(m.group(1).split(",")) if m else None
+
+
+def _wrapper_shape(p, got):
+    """srun -N against the engine's --nnodes; docker --gpus against the GPUs one node runs."""
+    s = p.settings
+    nn = as_int(s["nnodes"].value) if "nnodes" in s else (1 if "nnodes" not in p.unknown else None)
+    # an engine launch spanning --nnodes N must be started once per node (srun -N 2 around a
+    # single-node launch starts two replicas: that is not a placement error)
+    if p.launch_nodes is not None and "srun" in p.wrappers and nn is not None and nn > 1 \
+            and p.engine in NODE_FLAGS and p.launch_nodes.value != nn:
+        yield Finding("TOP003", f"srun -N {p.launch_nodes.value} starts the launch on {p.launch_nodes.value} node(s) "
+                                f"but the worker runs --nnodes {nn}", p.launch_nodes.span,
+                      related=[(s["nnodes"].span, f"--nnodes {nn}")] if "nnodes" in s else [])
+    local = _local(p, got)
+    if p.wrapper_gpus is None or local is None:
+        return
+    gpus = _container_gpus(str(p.wrapper_gpus.value))
+    if gpus is not None and gpus < local[0]:  # fewer than the worker needs: it cannot start
+        yield Finding("TOP003", f"--gpus {p.wrapper_gpus.value} gives the container {gpus} GPU(s) but the worker runs "
+                                f"{local[1]}: it cannot start", p.wrapper_gpus.span)
+
+
+def _names(ranks: list[int]) -> str:
+    """0, 1, 2 or 0..7 for a run."""
+    r = sorted(set(ranks))
+    if len(r) > 2 and r == list(range(r[0], r[-1] + 1)):
+        return f"{r[0]}..{r[-1]}"
+    return ", ".join(map(str, r[:8])) + (" ..." if len(r) > 8 else "")
+
+
+# settings every launch of one multi-node instance must give alike (rules/engines.yaml names)
+SAME_ON_EVERY_NODE = (("tp", "TP"), ("pp", "PP"), ("dp", "DP"), ("model", "model"), ("master_port", "--master-port"),
+                      ("dp_rpc_port", "--data-parallel-rpc-port"))
+
+
+def _same_settings(g):
+    """The nodes of one instance must agree on its parallelism, model and rendezvous port."""
+    first = g.members[0].proc
+    for m in g.members[1:]:
+        s = m.proc.settings
+        for key, label in SAME_ON_EVERY_NODE:
+            a, b = first.settings.get(key), s.get(key)
+            if a is None or b is None or key in first.unknown or key in m.proc.unknown or a.value == b.value:
+                continue
+            yield Finding("TOP003", f"{label} {b.value} here but {a.value} on the first node of this instance "
+                                    f"({here(a.span)}): every node of one instance must be launched with the same "
+                                    f"{label}", b.span, related=[(a.span, f"{label} {a.value}")])
+
+
+def _rank_coverage(procs):
+    """The launches of one multi-node instance must run each rank 0..N-1 exactly once."""
+    for g in node_groups(procs):
+        yield from _same_settings(g)
+        if any(m.ranks is None or not m.proc.certain for m in g.members):
+            continue  # a rank given at run time ($NODE_RANK, a loop variable): cannot be counted
+        seen: dict[int, object] = {}
+        for m in g.members:
+            times = m.proc.repeat.value if m.proc.repeat is not None else 1
+            dups: list[int] = []
+            outside: list[int] = []
+            first = None
+            for _ in range(times):
+                for r in m.ranks:
+                    if r >= g.size:
+                        outside.append(r)
+                    elif r in seen:
+                        dups.append(r)
+                        first = first or seen[r]
+                    else:
+                        seen[r] = m
+            if outside:
+                yield Finding("TOP003", f"{g.unit} {_names(outside)} out of range: the instance has {g.size} "
+                                        f"(ranks 0..{g.size - 1}, {here(g.size_at.span)})", m.span,
+                              related=[(g.size_at.span, f"{g.size} in all")])
+            if dups:
+                yield Finding("TOP003", f"duplicated {g.unit} {_names(dups)}: launched again here (also "
+                                        f"{here(first.span)}); each launch needs its own {g.flag} so that the "
+                                        f"ranks cover 0..{g.size - 1} once", m.span,
+                              related=[(first.span, f"{g.unit} {_names(first.ranks)}")])
+        missing = [r for r in range(g.size) if r not in seen]
+        # one launch with a single rank is the usual per-node template ("on node 1 use --node-rank 1");
+        # several launches, or a range placeholder such as <0..1>, state which nodes run
+        if missing and (len(g.members) > 1 or any(m.stated_range for m in g.members)):
+            yield Finding("TOP003", f"{g.unit} {_names(missing)} of {g.size} never launched: the instance cannot start "
+                                    f"until every {g.unit} 0..{g.size - 1} is launched ({g.flag})",
+                          g.size_at.span, related=[(m.span, f"{g.unit} {_names(m.ranks)}")
+                                                   for m in g.members])
 
 
 @rule("TOP004", "parallel-divisibility", "error",

@@ -2,9 +2,125 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from ..extract import Process
-from ..model import Finding, Located
+from ..model import Finding, Located, Span
 from . import Context, as_int, here, rule
+
+RANGE = re.compile(r"^<(\d+)\.\.(\d+)>$")  # a published placeholder standing for every rank: <0..1>
+
+
+@dataclass(slots=True)
+class NodeMember:
+    """One launch of a multi-node instance: the ranks it runs (None: not known statically)."""
+
+    proc: Process
+    ranks: list[int] | None
+    span: Span                      # where its rank is written (or where the process starts)
+    stated_range: bool = False      # the rank is a published range placeholder such as <0..1>
+
+
+@dataclass(slots=True)
+class NodeGroup:
+    """The launches that form one multi-node instance: SGLang / vLLM ``--nnodes N`` with the
+    same rendezvous address (``--dist-init-addr`` / ``--master-addr``), or vLLM data parallel
+    over nodes (``--data-parallel-size`` > ``--data-parallel-size-local``, same
+    ``--data-parallel-address``). ``unit`` names the ranks (node rank / data-parallel rank),
+    ``size`` how many there must be (0..size-1), ``size_at`` where that count is written."""
+
+    key: tuple
+    unit: str
+    flag: str
+    size: int
+    size_at: Located
+    members: list[NodeMember]
+
+
+def _ranks(loc: Located | None, width: int = 1) -> list[int] | None:
+    if loc is None:
+        return None
+    n = as_int(loc.value)
+    if n is not None:
+        return list(range(n, n + width))
+    m = RANGE.match(str(loc.value)) if width == 1 else None
+    if m and int(m.group(1)) <= int(m.group(2)) <= int(m.group(1)) + 4096:
+        return list(range(int(m.group(1)), int(m.group(2)) + 1))
+    return None
+
+
+def node_group(p: Process) -> tuple[tuple, str, str, int, Located, NodeMember] | None:
+    """(group key, unit, rank flag, size, size location, member) when ``p`` is one node of a
+    multi-node instance, else None. Sources: rules/engines.yaml (sglang nnodes / node_rank /
+    dist_init_addr; vllm multi_node_source)."""
+    if p.kind != "engine" or p.synthetic or p.engine not in ("sglang", "vllm") \
+            or p.launcher.endswith("worker arguments"):
+        return None
+    s = p.settings
+    role = p.role.value if p.role is not None else None
+    nn = as_int(s["nnodes"].value) if "nnodes" in s else None
+    if nn is not None and nn > 1:
+        addr = s.get("dist_init_addr" if p.engine == "sglang" else "master_addr")
+        rank = s.get("node_rank")
+        member = NodeMember(p, _ranks(rank) if "node_rank" not in p.unknown else None,
+                            rank.span if rank is not None else p.span,
+                            rank is not None and RANGE.match(str(rank.value)) is not None)
+        key = (p.engine, role, "node", nn, addr.value if addr is not None else None)
+        return key, "node rank", "--node-rank", nn, s["nnodes"], member
+    if p.engine == "vllm" and "dp" in s and "dp_rank" in s:  # external load balancing: one DP rank per launch
+        dp = as_int(s["dp"].value)
+        if dp and dp > 1:
+            rank = s["dp_rank"]
+            addr = s.get("dp_address")
+            key = (p.engine, role, "dp", dp, addr.value if addr is not None else None)
+            return key, "data-parallel rank", "--data-parallel-rank", dp, s["dp"], NodeMember(p, _ranks(rank), rank.span)
+    if p.engine == "vllm" and "dp" in s and "dp_local" in s:
+        dp, local = as_int(s["dp"].value), as_int(s["dp_local"].value)
+        if dp and local and 0 < local < dp:
+            start = s.get("dp_start_rank")
+            ranks = _ranks(start, local) if start is not None else list(range(local))
+            if "dp_start_rank" in p.unknown:
+                ranks = None
+            addr = s.get("dp_address")
+            key = (p.engine, role, "dp", dp, addr.value if addr is not None else None)
+            member = NodeMember(p, ranks, start.span if start is not None else s["dp_local"].span)
+            return key, "data-parallel rank", "--data-parallel-start-rank", dp, s["dp"], member
+    return None
+
+
+def node_groups(procs: list[Process]) -> list[NodeGroup]:
+    """The multi-node instances among ``procs``, in launch order. Launches with the same engine,
+    role and size form one instance per rendezvous address; a launch that names no address
+    joins the first instance of its kind (TOP003 reports the missing address itself)."""
+    groups: list[NodeGroup] = []
+    for p in procs:
+        found = node_group(p)
+        if found is None:
+            continue
+        key, unit, flag, size, size_at, member = found
+        base, addr = key[:-1], key[-1]
+        same = [g for g in groups if g.key[:-1] == base]
+        g = next((g for g in same if addr is not None and g.key[-1] == addr), None) or \
+            next((g for g in same if addr is None or g.key[-1] is None), None)
+        if g is None:
+            g = NodeGroup(key, unit, flag, size, size_at, [])
+            groups.append(g)
+        elif g.key[-1] is None and addr is not None:
+            g.key = key
+        g.members.append(member)
+    return groups
+
+
+def is_secondary(p: Process) -> bool:
+    """A launch that joins an instance started elsewhere: a node rank above 0, vLLM
+    ``--headless`` or a ``--data-parallel-start-rank`` above 0."""
+    s = p.settings
+    for key in ("node_rank", "dp_start_rank"):
+        n = as_int(s[key].value) if key in s else None
+        if n is not None and n > 0:
+            return True
+    return "headless" in s and s["headless"].value is True
 
 
 def gpus_per_instance(p: Process) -> tuple[int, Located | None, str] | None:
@@ -33,7 +149,10 @@ def gpus_per_instance(p: Process) -> tuple[int, Located | None, str] | None:
     attention_dp = bool(s["attention_dp"].value) if "attention_dp" in s else False
     parts = [f"TP {tp}"] + ([f"PP {pp}"] if pp > 1 else [])
     total = tp * pp
-    if p.engine == "sglang" and dp > 1 and not attention_dp:
+    if p.engine == "sglang" and dp > 1 and p.dp_workers_on_one_node:
+        total *= dp  # each router worker is a server of its own with dp_size 1: attention DP cannot hold DP
+        parts.append(f"DP {dp} router workers")
+    elif p.engine == "sglang" and dp > 1 and not attention_dp:
         total *= dp
         parts.append(f"DP {dp} replicas")
     elif p.engine == "vllm" and dp > 1:
@@ -54,10 +173,11 @@ def _launched_instances(ctx: Context, role: str) -> tuple[int, Located | None] |
     procs = [p for p in dep.engine_processes() if p.role is not None and p.role.value == role]
     if not procs or any(p.synthetic or not p.certain or p.launcher.endswith("worker arguments") for p in procs):
         return None
-    count = 0
+    groups = node_groups(procs)
+    grouped = {id(m.proc) for g in groups for m in g.members}
+    count = len(groups)  # each multi-node instance once, however many nodes (TOP003 checks their ranks)
     for p in procs:
-        rank = p.settings.get("node_rank")
-        if rank is not None and as_int(rank.value) not in (None, 0):
+        if id(p) in grouped or is_secondary(p):
             continue
         count += p.repeat.value if p.repeat is not None else 1
     return count, None
