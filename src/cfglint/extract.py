@@ -86,6 +86,9 @@ class Process:
     flag_names: set[str] = field(default_factory=set)  # every flag / config key the launch sets
     args: list[Arg] = field(default_factory=list)
     tables: tuple[str, ...] = ()    # flag registries that apply: sglang, vllm, trtllm, dynamo.frontend, ...
+    # the process's environment as the launch sets it (export, VAR=x cmd, docker run -e, mpirun -x,
+    # env, NAME=value lines of an argument file); value None when only known at run time
+    env: dict[str, Located] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -413,6 +416,7 @@ class _Adapter:
             self.apply_config(proc, cfg)
         self.collect_parsers(proc, env)
         self.assign_role(proc, file_role)
+        proc.env = {name: Located(w.text if w.static else None, w.span) for name, w in env.items()}
         return proc
 
     def _tables(self, engine: str | None, orchestrator: str | None) -> list[dict]:

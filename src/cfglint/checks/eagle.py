@@ -14,14 +14,22 @@ from .speculative import draft_length
       "most steps x topk + 1 tokens, and with topk 1 SGLang silently sets draft tokens to "
       "steps + 1 (so steps 3 / topk 1 / draft 4 is right, steps 3 / topk 1 / draft 2 is rewritten). "
       "In a disaggregated deployment prefill and decode must run the same draft configuration, "
-      "since decode continues the draft state prefill produced.",
+      "since decode continues the draft state prefill produced. SGLANG_ENABLE_SPEC_V2=1 (the "
+      "overlap scheduler for EAGLE) supports only top-k 1: with a larger top-k SGLang falls back "
+      "to spec v1 (older releases refuse to start), so the variable the launch sets has no effect.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (speculative_eagle_topk == 1 -> "
-       "speculative_num_draft_tokens = speculative_num_steps + 1)",))
+       "speculative_num_draft_tokens = speculative_num_steps + 1)",
+       "sgl-project/sglang python/sglang/srt/server_args.py, eagle-family handling of the speculative "
+       "arguments (v0.5.x): with speculative_eagle_topk > 1 the overlap scheduler is disabled and spec v1 "
+       "is used, 'spec v2 currently only supports topk = 1' (earlier releases raised instead)",
+       "SGLang documentation, advanced_features/speculative_decoding: 'Enable SpecV2 with "
+       "SGLANG_ENABLE_SPEC_V2=True (requires --speculative-eagle-topk 1)'"))
 def check_eagle(ctx: Context):
     by_role: dict[str, tuple] = {}
     for p in ctx.deployment.engine_processes():
         s = p.settings
         alg = s.get("spec_algorithm")
+        yield from _spec_v2(ctx, p)
         if p.engine == "sglang" and alg is not None and str(alg.value).upper() in ("EAGLE", "EAGLE3", "NEXTN", "MTP"):
             steps, topk, draft = (as_int(s[k].value) if k in s else None
                                   for k in ("spec_num_steps", "spec_topk", "spec_draft_tokens"))
@@ -67,3 +75,34 @@ def check_budget(ctx: Context):
             yield Finding("SPEC003", f"{keys[0]} {tokens} < {keys[1]} {batch} x ({k} draft + 1) = {batch * (k + 1)}: "
                                      f"a full batch cannot run one speculative step",
                           p.settings[keys[0]].span, related=[(p.settings[keys[1]].span, f"{keys[1]} {batch}")])
+
+
+SPEC_V2 = "SGLANG_ENABLE_SPEC_V2"
+EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN", "MTP", "STANDALONE")
+
+
+def _truthy(text: str) -> bool:
+    return text.strip().lower() in ("1", "true", "yes", "y", "on")
+
+
+def _spec_v2(ctx: Context, p):
+    """SGLANG_ENABLE_SPEC_V2 set for an EAGLE-family SGLang worker with top-k above 1."""
+    var = p.env.get(SPEC_V2)
+    alg = p.settings.get("spec_algorithm")
+    if p.engine != "sglang" or var is None or alg is None or str(alg.value).upper() not in EAGLE_FAMILY:
+        return
+    if var.value is None:
+        ctx.not_checked(f"{SPEC_V2} vs --speculative-eagle-topk (SPEC002)",
+                        f"{SPEC_V2} is set from a value known only at run time", var.span)
+        return
+    topk = p.settings.get("spec_topk")
+    k = as_int(topk.value) if topk is not None else None
+    if not _truthy(str(var.value)) or k is None or k <= 1:
+        if topk is None and "spec_topk" in p.unknown:
+            ctx.not_checked(f"{SPEC_V2} vs --speculative-eagle-topk (SPEC002)",
+                            "--speculative-eagle-topk is a value known only at run time", var.span)
+        return
+    yield Finding("SPEC002", f"{SPEC_V2}={var.value} ({here(var.span)}) asks for SGLang's spec v2 overlap scheduler, "
+                             f"which supports only --speculative-eagle-topk 1; with top-k {k} SGLang runs spec v1 "
+                             f"instead (older releases refuse to start): set --speculative-eagle-topk 1 or drop "
+                             f"{SPEC_V2}", topk.span, level="warning", related=[(var.span, f"{SPEC_V2}={var.value}")])
