@@ -54,7 +54,7 @@ def _serves(sub: Submission, kb) -> bool:
 def _unlisted_finding(path: str, files_at: Span) -> Finding:
     shown = display_path(path)
     kind = "engine config" if path.lower().endswith((".yaml", ".yml")) else "launch file"
-    return Finding("SUB003", f"{shown} is a {kind} in the submission directory that {files_at.path} does not list: "
+    return Finding("SUB003", f"{shown} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} in the submission directory that {files_at.path} does not list: "
                              f"it is linted on its own, but not as part of the submission; list it under "
                              f"files.{'configs' if kind == 'engine config' else 'launch'} or move it out",
                    Span(shown, 1, 1, 1, 1), level="warning", related=[(files_at, "the manifest's file list")])
