@@ -201,35 +201,6 @@ def test_default_budget_on_an_older_release_is_not_guessed(tmp_path):
 
 
 # -- DIS002 pd-shape-unsupported ---------------------------------------------------------------
-FACTS = """models:
-  - id: openai/gpt-oss-120b
-    family: gpt-oss
-    moe: true
-    mla: false
-    sliding_window: 128
-    layer_types: {sliding_attention: 18, full_attention: 18}
-    source: https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json
-  - id: moonshotai/Kimi-K3
-    family: kimi
-    moe: true
-    mla: true
-    sliding_window: null
-    layer_types: null
-    source: config.json text_config (KimiLinear, MLA)
-"""
-
-
-def _facts(tmp_path: Path) -> tuple[str, ...]:
-    """Model facts for DIS002 (mla, sliding-window layers), as a --knowledge file; the bundled
-    knowledge base gets them from the models' config.json (rules/model_configs.yaml)."""
-    kb = knowledge()
-    if all(kb.model(m) and kb.model(m).get("mla") is not None for m in ("openai/gpt-oss-120b", "moonshotai/Kimi-K3")):
-        return ()
-    path = tmp_path / "facts.yaml"
-    path.write_text(FACTS)
-    return (str(path),)
-
-
 def _nixl(tmp_path: Path, model: str, decode_tp: int) -> Path:
     d = copy_submission(KIMI_NIXL, tmp_path)
     if model != "moonshotai/Kimi-K3":
@@ -240,9 +211,10 @@ def _nixl(tmp_path: Path, model: str, decode_tp: int) -> Path:
 
 
 def test_nixl_different_tp_for_a_sliding_window_model(tmp_path):
-    extra = _facts(tmp_path)
+    # model facts from config.json (rules/model_configs.yaml): gpt-oss-120b is not MLA and has 18
+    # sliding-window and 18 full-attention layers; Kimi-K3 is MLA
     d = _nixl(tmp_path, "openai/gpt-oss-120b", 4)
-    found = [f for f in lint_paths([str(d)], extra).findings if f.rule_id == "DIS002"]
+    found = [f for f in lint_paths([str(d)]).findings if f.rule_id == "DIS002"]
     assert [(Path(f.span.path).name, f.span.line, f.span.col) for f in found] == [("decode.args", 14, 24)]
     assert "prefill.args:19) with decode attention TP 4" in found[0].message
     assert "non-MLA model with sliding-window layers" in found[0].message
@@ -250,14 +222,13 @@ def test_nixl_different_tp_for_a_sliding_window_model(tmp_path):
 
 
 def test_nixl_pairings_that_work(tmp_path):
-    extra = _facts(tmp_path)
     same_tp = _nixl(tmp_path / "a", "openai/gpt-oss-120b", 8)
     mla = _nixl(tmp_path / "b", "moonshotai/Kimi-K3", 4)
     mooncake = _nixl(tmp_path / "c", "openai/gpt-oss-120b", 4)
     for name in ("prefill.args", "decode.args"):
         replace_once(mooncake / name, "--disaggregation-transfer-backend nixl", "--disaggregation-transfer-backend mooncake")
     for d in (same_tp, mla, mooncake):
-        assert not any(f.rule_id == "DIS002" for f in lint_paths([str(d)], extra).findings), d
+        assert not any(f.rule_id == "DIS002" for f in lint_paths([str(d)]).findings), d
 
 
 def test_nixl_different_tp_without_model_facts_is_not_checked(tmp_path):
@@ -266,3 +237,14 @@ def test_nixl_different_tp_without_model_facts_is_not_checked(tmp_path):
     assert only(found, "DIS002") == []
     assert "NIXL prefill/decode TP pairing (DIS002): whether acme/SlidingModel-7B uses MLA or sliding-window " \
            "layers is not in the knowledge base" in only(found, "COV001")[0][4]
+
+
+# -- engine defaults named in messages -----------------------------------------------------------
+def test_hw001_names_sglangs_default_moe_runner(tmp_path):
+    d = copy_submission(DSV4_EAGLE, tmp_path)
+    replace_once(d / "submission.yaml", "accelerator: H200", "accelerator: RTX-6000D")
+    assert only(lint(d), "HW001") == []  # marlin, as published
+    replace_once(d / "run.sh", "--moe-runner-backend marlin ", "")
+    (row,) = only(lint(d), "HW001")
+    assert row[1:3] == ("run.sh", 4)
+    assert "without --moe-runner-backend (so the default, auto)" in row[4]
