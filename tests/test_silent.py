@@ -248,3 +248,14 @@ def test_hw001_names_sglangs_default_moe_runner(tmp_path):
     (row,) = only(lint(d), "HW001")
     assert row[1:3] == ("run.sh", 4)
     assert "without --moe-runner-backend (so the default, auto)" in row[4]
+
+
+def test_one_budget_given_the_other_from_defaults(tmp_path):
+    d = _vllm_dflash(tmp_path / "a", 16)
+    line = replace_once(d / "run.sh", "--tensor-parallel-size 8", "--tensor-parallel-size 8 --max-num-seqs 512")
+    rows = only(lint(d), "SPEC003")
+    assert [r[1:4] for r in rows] == [("run.sh", line, 46)]  # at the given --max-num-seqs value
+    assert "max_num_seqs 512 x 16 draft slots = 8192" in rows[0][4] and "max_num_batched_tokens 8192 (default)" in rows[0][4]
+    d = _vllm_dflash(tmp_path / "b", 16)
+    replace_once(d / "run.sh", "--tensor-parallel-size 8", "--tensor-parallel-size 8 --max-num-seqs 256")
+    assert only(lint(d), "SPEC003") == []  # 256 x 16 = 4096 leaves room in 8192

@@ -173,7 +173,9 @@ def _vllm_default_budget(ctx: Context, p, k: int):
     values = {}
     for key in ("max_num_batched_tokens", "max_num_seqs"):
         given = p.settings.get(key)
-        if given is not None and as_int(given.value) is not None:
+        if given is not None and as_int(given.value) is None:
+            return  # not a number: FLG002 reports it
+        if given is not None:
             values[key] = (as_int(given.value), "", given.span)
             continue
         d = resolve(ctx.kb, "vllm", key, (name, acc), version, read_from)
