@@ -102,14 +102,14 @@ def _attention_tp(p) -> tuple[int | None, object]:
       "In SGLang's prefill/decode disaggregation the prefill worker slices each request's KV "
       "cache for the decode worker's attention TP ranks. With the NIXL transfer backend this "
       "slicing is not implemented for models that mix sliding-window and full-attention layers "
-      "and do not use MLA (gpt-oss, Gemma 3, ...): the workers start, and the first request "
+      "and do not use MLA (gpt-oss-120b, for one): the workers start, and the first request "
       "fails in the prefill worker's transfer thread with 'PD Disaggregation does NOT support PD "
       "different TP sizes for non-MLA SWA hybrid models yet' (the client sees a hang or a 500). "
       "MLA models (DeepSeek, Kimi) transfer one latent cache and are not affected. Attention TP "
       "is TP, divided by DP when --enable-dp-attention is on. The model's facts (mla, "
       "sliding-window layers) come from the knowledge base; when they are missing the check is "
       "reported as not run (COV001).",
-      (f"{NIXL_CONN} NixlKVManager.maybe_send_extra (v0.5.16): RuntimeError 'PD Disaggregation does NOT "
+      (f"{NIXL_CONN} maybe_send_extra (v0.5.16, line 2062 in the reported traceback): RuntimeError 'PD Disaggregation does NOT "
        "support PD different TP sizes for non-MLA SWA hybrid models yet' (reported in sgl-project/sglang "
        "issue #38552 and llm-d/llm-d issue #2433, lmsysorg/sglang:v0.5.16, gpt-oss-120b prefill TP1 / decode TP4)",
        "sgl-project/sglang python/sglang/srt/server_args.py (disaggregation_transfer_backend, default mooncake)",
