@@ -259,3 +259,13 @@ def test_one_budget_given_the_other_from_defaults(tmp_path):
     d = _vllm_dflash(tmp_path / "b", 16)
     replace_once(d / "run.sh", "--tensor-parallel-size 8", "--tensor-parallel-size 8 --max-num-seqs 256")
     assert only(lint(d), "SPEC003") == []  # 256 x 16 = 4096 leaves room in 8192
+
+
+def test_a_named_file_the_directory_scan_skips_is_still_linted(tmp_path):
+    d = copy_submission(KIMI, tmp_path)
+    hidden = d / ".draft.sh"
+    hidden.write_text((d / "run.sh").read_text().replace("--shm-size 32g", "--shm-size 32g -v /home/alice/hf:/hf"))
+    assert only(lint(d), "RED001") == []  # hidden: not part of a directory run
+    found = lint_paths([str(hidden)]).findings  # named (pre-commit): linted on its own, not SUB003
+    assert [(Path(f.span.path).name, f.span.line) for f in found if f.rule_id == "RED001"] == [(".draft.sh", 2)]
+    assert not any(f.rule_id == "SUB003" for f in found)

@@ -109,16 +109,16 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
     read: set[str] = set()
     queued: set[str] = set()
     orphans_reported: set[str] = set()
-    later = [(load_loose, f, ("orphan", None)) for f in targets.orphan_files]
-    i = 0
-    while i < len(jobs) or later:
+    later = [(load_loose, f, ("orphan", None)) for f in targets.orphan_files]  # SUB004 candidates
+    i, tail = 0, False
+    while i < len(jobs) or not tail:
         if i == len(jobs):
             # after the submissions: files named inside one that its manifest does not list, then
             # files in no submission; each linted on its own, once
             jobs += [(load_loose, p, None) for p in targets.named_in_submissions
                      if os.path.basename(p) != MANIFEST and os.path.realpath(p) not in read | queued]
             jobs += later
-            later = []
+            tail = True
             continue
         load, path, why = jobs[i]
         i += 1
