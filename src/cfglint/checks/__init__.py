@@ -97,6 +97,16 @@ class Context:
         name = system.get("accelerator") if isinstance(system.get("accelerator"), str) else None
         return name, self.kb.accelerator(name), self.declared("system", "accelerator")
 
+    def model(self, model_id: Any) -> dict | None:
+        """Knowledge-base entry for a served model: a local model directory whose config.json is
+        inside the linted tree (Knowledge.model_from_config), else a Hugging Face id or a derived
+        checkpoint of one (Knowledge.model). None when neither is known."""
+        if not isinstance(model_id, str):
+            return None
+        # as the engines do: a directory that exists is loaded from disk, else the id is a Hub id
+        local = self.kb.model_from_config(model_id, self.sub.root) if self.sub.root else None
+        return local or self.kb.model(model_id)
+
     def roles(self) -> list[tuple[int, dict]]:
         serving = self.manifest.get("serving")
         roles = serving.get("roles") if isinstance(serving, dict) else None

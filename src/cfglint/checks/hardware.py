@@ -28,7 +28,7 @@ def check_sm120_marlin(ctx: Context):
         return
     precisions = {p.upper() for p in quirk.get("precisions") or []}
     precision = ctx.manifest.get("precision")
-    model = ctx.kb.model(ctx.manifest.get("model"))
+    model = ctx.model(ctx.manifest.get("model"))
     checkpoint = str((model or {}).get("checkpoint_precision") or "").upper()
     if isinstance(precision, str) and precision.upper() in precisions:
         what = precision

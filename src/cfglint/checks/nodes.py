@@ -118,8 +118,8 @@ def check_divisibility(ctx: Context):
 def _heads(ctx: Context, p, tp: int, tp_loc):
     """Attention heads must split evenly over the attention TP ranks."""
     model = p.settings.get("model")
-    entry = ctx.kb.model(model.value if model and isinstance(model.value, str) else None) or \
-        (ctx.kb.model(ctx.manifest.get("model")) if ctx.sub.has_manifest else None)
+    entry = ctx.model(model.value if model and isinstance(model.value, str) else None) or \
+        (ctx.model(ctx.manifest.get("model")) if ctx.sub.has_manifest else None)
     heads = as_int((entry or {}).get("num_attention_heads"))
     if not heads or tp_loc is None:
         return
