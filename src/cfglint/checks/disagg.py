@@ -3,11 +3,6 @@ shapes the engine refuses."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-import yaml
-
-from ..knowledge import data_dir
 from ..model import Finding
 from . import Context, as_int, here, rule
 
@@ -42,32 +37,6 @@ def check_transfer(ctx: Context):
 
 
 NIXL_CONN = "sgl-project/sglang python/sglang/srt/disaggregation/nixl/conn.py"
-
-
-@lru_cache(maxsize=1)
-def _config_facts() -> dict:
-    """rules/model_configs.yaml (facts read from each model's config.json), by repo id."""
-    path = data_dir("rules") / "model_configs.yaml"
-    if not path.exists():
-        return {}
-    with open(path, encoding="utf-8") as fh:
-        data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-    models = data.get("models") if isinstance(data, dict) else None
-    return {str(k).lower(): v for k, v in models.items() if isinstance(v, dict)} if isinstance(models, dict) else {}
-
-
-def model_facts(ctx: Context, model: str | None) -> dict | None:
-    """The knowledge base's entry for ``model`` with its config.json facts (mla, sliding_window,
-    layer_types, ...) filled in from rules/model_configs.yaml where the entry lacks them."""
-    entry = ctx.kb.model(model)
-    if not isinstance(model, str):
-        return entry
-    configs = _config_facts()
-    ids = [model] + ([entry["id"], *(entry.get("aliases") or [])] if entry else [])
-    config = next((configs[i.lower()] for i in ids if isinstance(i, str) and i.lower() in configs), None)
-    if entry is None and config is None:
-        return None
-    return {**(config or {}), **(entry or {})}
 
 
 def _swa_hybrid(facts: dict) -> bool | None:
@@ -138,7 +107,7 @@ def check_pd_shape(ctx: Context):
     if model is None:
         m = prefill.settings.get("model") or decode.settings.get("model")
         model = m.value if m is not None and isinstance(m.value, str) else None
-    facts = model_facts(ctx, model)
+    facts = ctx.model(model)  # curated entry with its config.json facts (mla, sliding_window, layer_types)
     if facts is None or facts.get("mla") is None or _swa_hybrid(facts) is None:
         ctx.not_checked(check, f"whether {model or 'the model'} uses MLA or sliding-window layers is not in the "
                                f"knowledge base", declared.span if declared is not None else decode.span)
