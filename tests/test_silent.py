@@ -149,6 +149,7 @@ def test_spec_v2_with_eagle_topk_above_one(tmp_path):
     assert [r[:4] for r in rows] == [("SPEC002", "run.sh", line, 30)]
     assert f"run.sh:{env_line}) asks for" in rows[0][4] and "SGLANG_ENABLE_SPEC_V2=1 (" in rows[0][4]
     assert "supports only --speculative-eagle-topk 1" in rows[0][4] and "spec v1" in rows[0][4]
+    assert [f.level for f in lint_paths([str(d)]).findings if f.rule_id == "SPEC002"] == ["error"]
 
 
 def test_spec_v2_from_a_run_time_value_is_reported_as_not_checked(tmp_path):

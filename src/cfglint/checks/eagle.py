@@ -19,13 +19,16 @@ from .speculative import draft_length
       "steps + 1 (so steps 3 / topk 1 / draft 4 is right, steps 3 / topk 1 / draft 2 is rewritten). "
       "In a disaggregated deployment prefill and decode must run the same draft configuration, "
       "since decode continues the draft state prefill produced. SGLANG_ENABLE_SPEC_V2=1 (the "
-      "overlap scheduler for EAGLE) supports only top-k 1: with a larger top-k SGLang falls back "
-      "to spec v1 (older releases refuse to start), so the variable the launch sets has no effect.",
+      "overlap scheduler for EAGLE) supports only top-k 1: with a larger top-k the spec v2 worker "
+      "crashes at the first decode step (releases of late 2025), and later releases silently fall "
+      "back to spec v1, so the variable the launch sets has no effect.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (speculative_eagle_topk == 1 -> "
        "speculative_num_draft_tokens = speculative_num_steps + 1)",
        "sgl-project/sglang python/sglang/srt/server_args.py, eagle-family handling of the speculative "
        "arguments (v0.5.x): with speculative_eagle_topk > 1 the overlap scheduler is disabled and spec v1 "
-       "is used, 'spec v2 currently only supports topk = 1' (earlier releases raised instead)",
+       "is used, 'spec v2 currently only supports topk = 1'; before that guard the spec v2 worker crashed with "
+       "top-k > 1 (python/sglang/srt/speculative/eagle_worker_v2.py _draft_extend_for_decode: tensor size "
+       "mismatch; sgl-project/sglang issues #13352 and #14077 'Only speculative-eagle-topk=1 is supported on SpecV2')",
        "SGLang documentation, advanced_features/speculative_decoding: 'Enable SpecV2 with "
        "SGLANG_ENABLE_SPEC_V2=True (requires --speculative-eagle-topk 1)'"))
 def check_eagle(ctx: Context):
@@ -120,9 +123,10 @@ def _spec_v2(ctx: Context, p):
                             "--speculative-eagle-topk is a value known only at run time", var.span)
         return
     yield Finding("SPEC002", f"{SPEC_V2}={var.value} ({here(var.span)}) asks for SGLang's spec v2 overlap scheduler, "
-                             f"which supports only --speculative-eagle-topk 1; with top-k {k} SGLang runs spec v1 "
-                             f"instead (older releases refuse to start): set --speculative-eagle-topk 1 or drop "
-                             f"{SPEC_V2}", topk.span, level="warning", related=[(var.span, f"{SPEC_V2}={var.value}")])
+                             f"which supports only --speculative-eagle-topk 1; with top-k {k} the scheduler crashes at "
+                             f"the first decode step (releases of late 2025) or SGLang silently runs spec v1 instead "
+                             f"(later releases): set --speculative-eagle-topk 1 or drop {SPEC_V2}",
+                  topk.span, related=[(var.span, f"{SPEC_V2}={var.value}")])
 
 
 def _spec_method(p) -> tuple[str | None, bool]:
