@@ -270,3 +270,14 @@ def test_a_named_file_the_directory_scan_skips_is_still_linted(tmp_path):
     found = lint_paths([str(hidden)]).findings  # named (pre-commit): linted on its own, not SUB003
     assert [(Path(f.span.path).name, f.span.line) for f in found if f.rule_id == "RED001"] == [(".draft.sh", 2)]
     assert not any(f.rule_id == "SUB003" for f in found)
+
+
+def test_parallel_eagle_reserves_k_minus_one_slots(tmp_path):
+    d = _vllm_dflash(tmp_path / "a", 16)
+    replace_once(d / "run.sh", "--speculative-config.method dflash", "--speculative-config.method eagle3")
+    assert only(lint(d), "SPEC003") == []  # EAGLE-3 drafts one token at a time: no slots reserved
+    replace_once(d / "run.sh", "--speculative-config.method eagle3",
+                 "--speculative-config.method eagle3 --speculative-config.parallel_drafting true")
+    rows = only(lint(d), "SPEC003")
+    assert [r[1:3] for r in rows] == [("run.sh", 4)]  # the num_speculative_tokens value
+    assert "eagle3 with 16 speculative tokens reserves max_num_seqs 1024 (default) x 15 draft slots = 15360" in rows[0][4]

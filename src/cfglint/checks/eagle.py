@@ -143,7 +143,8 @@ def _spec_method(p) -> tuple[str | None, bool]:
     if not isinstance(data, dict):
         return None, False
     method = data.get("method")
-    return (method.lower() if isinstance(method, str) else None), data.get("parallel_drafting") is True
+    parallel = data.get("parallel_drafting")
+    return (method.lower() if isinstance(method, str) else None), parallel is True or str(parallel).lower() == "true"
 
 
 def _vllm_default_budget(ctx: Context, p, k: int):
