@@ -283,3 +283,10 @@ def test_parallel_eagle_reserves_k_minus_one_slots(tmp_path):
     rows = only(lint(d), "SPEC003")
     assert [r[1:3] for r in rows] == [("run.sh", 4)]  # the num_speculative_tokens value
     assert "eagle3 with 16 speculative tokens reserves max_num_seqs 1024 (default) x 15 draft slots = 15360" in rows[0][4]
+
+
+def test_default_budget_on_a_newer_release_is_not_guessed(tmp_path):
+    found = lint(_vllm_dflash(tmp_path, 16, version="0.28.1"), coverage=True)
+    assert only(found, "SPEC003") == []
+    assert "vllm 0.28.1 (engine.version 0.28.1) is newer than the releases" in only(found, "COV001")[0][4]
+    assert only(lint(_vllm_dflash(tmp_path / "patch", 16, version="0.26.2")), "SPEC003") != []  # 0.26.x holds

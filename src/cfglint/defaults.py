@@ -1,8 +1,8 @@
 """Engine defaults: what an engine uses for a setting a launch leaves out (``rules/engines.yaml``
 ``defaults:``), resolved for one process, or the reason it cannot be resolved.
 
-A default may depend on the engine version (``since``: the release the data was read from;
-older or undeclared versions are not guessed), on the device (``by_device``: memory in GiB,
+A default may depend on the engine version (``since`` / ``until``: the releases the data holds
+for; other or undeclared versions are not guessed), on the device (``by_device``: memory in GiB,
 accelerator names excluded) and on how the engine is started (vLLM's usage context).
 """
 
@@ -85,6 +85,10 @@ def version_gate(kb: Knowledge, engine: str, setting: str, version: tuple[int, i
     if version < since:
         return Unresolved(f"{engine} {'.'.join(map(str, version))} ({read_from}) is older than {shown}, the release "
                           f"{what} was read from")
+    until = parse_version(str(entry["until"])) if entry.get("until") is not None else None
+    if until is not None and version >= until:
+        return Unresolved(f"{engine} {'.'.join(map(str, version))} ({read_from}) is newer than the releases {what} "
+                          f"was read from ({shown} up to {'.'.join(map(str, until))}, exclusive)")
     return None
 
 

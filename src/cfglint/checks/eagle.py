@@ -65,12 +65,13 @@ def check_eagle(ctx: Context):
       "tokens). TensorRT-LLM needs max_num_tokens >= max_batch_size x (K + 1) and vLLM "
       "max_num_batched_tokens >= max_num_seqs x (K + 1); below that the engine cannot schedule a "
       "full batch, or rejects the configuration. The check also runs on the engine's defaults "
-      "when the launch leaves a budget out: vLLM (from 0.26) reserves max_num_seqs x draft slots "
+      "when the launch leaves a budget out: vLLM 0.26 reserves max_num_seqs x draft slots "
       "of max_num_batched_tokens for drafting (K slots per request for DFlash, K - 1 for DSpark and "
       "parallel EAGLE) and refuses to start when nothing is left, so DFlash with 16 speculative "
       "tokens fails with the default budgets (8192 tokens / 1024 sequences on 80 GB-class GPUs, "
       "2048 / 256 on smaller ones). The defaults depend on the version and the device; when "
-      "either is unknown the check is reported as not run (COV001).",
+      "either is unknown, or the release is one the data was not read from, the check is "
+      "reported as not run (COV001).",
       ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (max_num_tokens, max_batch_size)",
        "vllm-project/vllm vllm/config/scheduler.py (max_num_batched_tokens, max_num_seqs)",
        "vllm-project/vllm vllm/config/vllm.py VllmConfig._set_max_num_scheduled_tokens (v0.26.0): "
