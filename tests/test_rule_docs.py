@@ -22,7 +22,10 @@ def _build(rule_id: str, tmp_path: Path, failing: bool) -> Path:
     ex = examples()[rule_id]
     d = copy_submission(ex["base"], tmp_path)
     for step in (ex.get("setup") or []) + ([ex["change"]] if failing else []):
-        replace_once(d / step["file"], step["before"], step["after"])
+        if "rename" in step:  # e.g. SUB004: the manifest renamed away
+            (d / step["file"]).rename(d / step["rename"])
+        else:
+            replace_once(d / step["file"], step["before"], step["after"])
     return d
 
 

@@ -227,6 +227,9 @@ def test_sarif_with_a_finding_of_every_rule_is_valid(cfglint_exe, multitool, sar
         shutil.copytree(ROOT / "examples" / "submissions" / ex["base"], d)
         for step in (ex.get("setup") or []) + [ex["change"]]:
             path = d / step["file"]
+            if "rename" in step:  # SUB004: the manifest renamed away
+                path.rename(d / step["rename"])
+                continue
             path.write_text(path.read_text(encoding="utf-8").replace(step["before"], step["after"], 1), encoding="utf-8")
     (tmp_path / ".cfglint.yaml").write_text("require-reason: true\n")
     out = tmp_path / "out.sarif"

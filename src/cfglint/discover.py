@@ -22,6 +22,26 @@ class Targets:
     loose_files: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)        # paths that do not exist
     named_in_submissions: list[str] = field(default_factory=list)  # files given inside a submission
+    orphan_files: list[str] = field(default_factory=list)  # launch / YAML files in no submission (SUB004 candidates)
+
+
+def serving_candidates(directory: str, recurse: bool = True) -> list[str]:
+    """Files under ``directory`` that may be launch files or engine configs: ``*.sh``,
+    ``*.bash``, ``*.args``, ``*.yaml``, ``*.yml`` (not the manifest, not hidden, not symlinks;
+    hidden directories, :data:`SKIP_DIRS` and directories holding their own ``submission.yaml``
+    are not entered). Absolute paths, sorted. README, results (JSON, CSV, logs) are not candidates."""
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(directory, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
+                             and not os.path.isfile(os.path.join(dirpath, d, MANIFEST)))
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            if name != MANIFEST and not name.startswith(".") and name.lower().endswith(LOOSE_SUFFIXES) \
+                    and not os.path.islink(full) and os.path.isfile(full):
+                out.append(os.path.abspath(full))
+        if not recurse:
+            break
+    return out
 
 
 def _submission_of(path: str) -> str | None:
@@ -36,18 +56,32 @@ def _submission_of(path: str) -> str | None:
 
 
 def discover(paths: list[str]) -> Targets:
-    """Resolve command-line paths to submissions and loose files (deduplicated, sorted)."""
+    """Resolve command-line paths to submissions and loose files (deduplicated, sorted).
+
+    A directory is walked for submissions; a submission's subdirectories belong to it. Launch
+    and YAML files in directories outside every submission become ``orphan_files`` (linted on
+    their own; SUB004 when they turn out to be launch files or engine configs). A directory
+    given inside a submission stands for that submission."""
     subs: set[str] = set()
     loose: set[str] = set()
+    orphans: set[str] = set()
     targets = Targets()
     for path in paths:
         if not os.path.lexists(path):
             targets.missing.append(path)
         elif os.path.isdir(path):
+            inside = _submission_of(os.path.join(path, MANIFEST))  # the path's own submission, if any
+            claimed = [inside] if inside is not None else []      # submissions found so far (top-down)
             for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
+                here = os.path.abspath(dirpath)
                 if MANIFEST in filenames:
-                    subs.add(os.path.abspath(dirpath))
+                    subs.add(here)
+                    claimed.append(here)
+                elif not any(here == c or here.startswith(c + os.sep) for c in claimed):
+                    orphans.update(serving_candidates(dirpath, recurse=False))
+            if inside is not None:
+                subs.add(inside)
         else:
             sub = _submission_of(path)
             if sub is not None:
@@ -57,6 +91,7 @@ def discover(paths: list[str]) -> Targets:
                 loose.add(os.path.abspath(path))
     targets.submissions = sorted(subs)
     targets.loose_files = sorted(loose)
+    targets.orphan_files = sorted(orphans - loose)
     return targets
 
 

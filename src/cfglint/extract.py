@@ -99,6 +99,9 @@ class Process:
     hosts: Located | None = None            # mpirun -H / srun -w host list as written
     env_files: list[Located] = field(default_factory=list)  # docker --env-file: environment not published inline
     dp_workers_on_one_node: bool = False    # sglang_router.launch_server: its --dp-size workers share this node
+    # the process's environment as the launch sets it (export, VAR=x cmd, docker run -e, mpirun -x,
+    # env, NAME=value lines of an argument file); value None when only known at run time
+    env: dict[str, Located] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -341,6 +344,7 @@ class _Adapter:
             self.apply_config(proc, cfg)
         self.collect_parsers(proc, env)
         self.assign_role(proc, file_role)
+        proc.env = {name: Located(w.text if w.static else None, w.span) for name, w in env.items()}
         return proc
 
     def _tables(self, engine: str | None, orchestrator: str | None) -> list[dict]:

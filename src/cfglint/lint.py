@@ -42,13 +42,31 @@ def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Fi
     return findings
 
 
-def _with_unlisted(jobs, named: list[str], read: set[str], load_loose):
-    """The jobs, then each file given on the command line inside a submission that its manifest
-    does not name (a new script, say): linted on its own so it is not silently skipped."""
-    yield from jobs
-    for path in named:
-        if os.path.basename(path) != MANIFEST and os.path.realpath(path) not in read:
-            yield load_loose, path
+def _serves(sub: Submission, kb) -> bool:
+    """True when a file linted on its own is a serving file: a worker argument file, an engine
+    config (other YAML is dropped by :func:`load_loose_file`), or shell that starts an engine,
+    frontend or router."""
+    if any(is_args for *_, is_args in sub.launches) or sub.configs:
+        return True
+    return bool(sub.launches) and bool(extract(kb, {}, sub.launches, []).processes)
+
+
+def _unlisted_finding(path: str, files_at: Span) -> Finding:
+    shown = display_path(path)
+    kind = "engine config" if path.lower().endswith((".yaml", ".yml")) else "launch file"
+    return Finding("SUB003", f"{shown} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} in the submission directory that {files_at.path} does not list: "
+                             f"it is linted on its own, but not as part of the submission; list it under "
+                             f"files.{'configs' if kind == 'engine config' else 'launch'} or move it out",
+                   Span(shown, 1, 1, 1, 1), level="warning", related=[(files_at, "the manifest's file list")])
+
+
+def _orphan_finding(path: str) -> Finding:
+    shown = display_path(path)
+    folder = display_path(os.path.dirname(path)) or "."
+    return Finding("SUB004", f"{folder} holds {os.path.basename(path)}, a launch file or engine config, but no "
+                             f"{MANIFEST}: only file-level checks ran (no topology, declared-vs-launched or model "
+                             f"checks); add a manifest (schemas/submission.schema.json) to make it a submission",
+                   Span(shown, 1, 1, 1, 1), level="warning")
 
 
 def _mask_secrets(result: LintResult) -> None:
@@ -85,14 +103,43 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
     seen: set[tuple] = set()
     kb = knowledge(extra_knowledge)
     load_loose = partial(load_loose_file, max_bytes=max_bytes)
-    jobs = [(partial(load_submission, kb=kb, max_bytes=max_bytes), d) for d in targets.submissions] + \
-        [(load_loose, f) for f in targets.loose_files]
+    # (load, path, why): why is None, ("unlisted", manifest files span) or ("orphan", None)
+    jobs: list[tuple] = [(partial(load_submission, kb=kb, max_bytes=max_bytes), d, None) for d in targets.submissions] + \
+        [(load_loose, f, None) for f in targets.loose_files]
     read: set[str] = set()
-    for load, path in _with_unlisted(jobs, targets.named_in_submissions, read, load_loose):
+    queued: set[str] = set()
+    orphans_reported: set[str] = set()
+    later = [(load_loose, f, ("orphan", None)) for f in targets.orphan_files]  # SUB004 candidates
+    i, tail = 0, False
+    while i < len(jobs) or not tail:
+        if i == len(jobs):
+            # after the submissions: files named inside one that its manifest does not list, then
+            # files in no submission; each linted on its own, once
+            jobs += [(load_loose, p, None) for p in targets.named_in_submissions
+                     if os.path.basename(p) != MANIFEST and os.path.realpath(p) not in read | queued]
+            jobs += later
+            tail = True
+            continue
+        load, path, why = jobs[i]
+        i += 1
+        if why is not None or load is load_loose:
+            real = os.path.realpath(path)
+            if real in read or (why is not None and real in queued):
+                continue
+            queued.add(real)
         result.units += 1
         try:
             sub = load(path)
             findings = lint_unit(sub, kb, require_reason)
+            serves = why is not None and _serves(sub, kb)
+            if serves and why[0] == "unlisted":
+                findings.append(_unlisted_finding(path, why[1]))
+            elif serves and os.path.dirname(path) not in orphans_reported:
+                orphans_reported.add(os.path.dirname(path))
+                findings.append(_orphan_finding(path))
+            elif why is not None and why[0] == "orphan" and not serves:
+                result.units -= 1  # a script or YAML outside every submission that serves nothing
+                continue
         except Exception as err:  # a bug in cfglint: report it on this unit, check the others
             shown = display_path(os.path.join(path, MANIFEST) if os.path.isdir(path) else path)
             findings = [Finding("IO001", f"cfglint internal error while checking {shown}: "
@@ -104,6 +151,9 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                 result.sources[tf.display] = tf.lines
                 result.paths[tf.display] = tf.path
                 read.add(os.path.realpath(tf.path))
+            for upath, files_at in sub.unlisted:
+                if os.path.realpath(upath) not in queued:
+                    jobs.append((load_loose, upath, ("unlisted", files_at)))
         for f in findings:
             key = (f.rule_id, f.span, f.message)
             if key in seen:

@@ -12,14 +12,14 @@ import os
 from dataclasses import dataclass, field
 
 from .argsfile import parse_args_file
-from .discover import MANIFEST, display_path
+from .discover import MANIFEST, display_path, serving_candidates
 from .extract import ConfigFile
 from .knowledge import knowledge
 from .model import Finding, Span
 from .shell import Command, ParserCrash, ShellScript, parse_shell
 from .textfile import MAX_BYTES, ReadError, TextFile, read_text
 from .validation import schema_findings, validator
-from .yamlsrc import YamlError, YMap, YNode, YSeq, parse_yaml, to_python, walk_path
+from .yamlsrc import YamlError, YMap, YNode, YSeq, foreign_tags, key_span, parse_yaml, to_python, walk_path
 
 
 @dataclass(slots=True)
@@ -35,6 +35,9 @@ class Submission:
     launches: list[tuple[str, ShellScript | Command, str | None, bool]] = field(default_factory=list)
     configs: list[ConfigFile] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    # files in the submission directory the manifest does not name that may be launch files or
+    # engine configs (absolute path), with the span of the manifest's ``files`` key (SUB003)
+    unlisted: list[tuple[str, Span]] = field(default_factory=list)
 
     @property
     def has_manifest(self) -> bool:
@@ -64,7 +67,22 @@ def _yaml(tf: TextFile, sub: Submission) -> YNode | None:
         sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
         return None
     _report_duplicates(root, sub)
+    _report_tags(root, tf.display, sub)
     return root
+
+
+TAG_MESSAGE = "YAML tag"
+
+
+def _report_tags(root: YNode | None, display: str, sub: Submission) -> None:
+    """IO001 at each tag a safe loader cannot construct: the engines (and Dynamo, and the
+    submission tooling) read YAML with safe loaders, which refuse the whole file at launch.
+    cfglint keeps the node as plain text and never constructs it."""
+    for tag, span in foreign_tags(root):
+        sub.findings.append(Finding(
+            "IO001", f"{TAG_MESSAGE} '{tag}' is not a standard YAML type: safe loaders (yaml.safe_load, which the "
+                     f"engines use) refuse {display} with 'could not determine a constructor for the tag'; "
+                     f"remove the tag and write the value as plain YAML", span))
 
 
 def _report_duplicates(node: YNode | None, sub: Submission) -> None:
@@ -167,6 +185,9 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES) -> Submissio
             if ftf is None:
                 continue
             _load_file(ftf, rel, role, key == "configs", sub)
+    files_at = key_span(node, ("files",)) or node.span
+    sub.unlisted = [(path, files_at) for path in serving_candidates(root)
+                    if os.path.realpath(path) not in seen]
     return sub
 
 
@@ -214,9 +235,11 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES) -> Submission:
         _load_file(tf, os.path.basename(path), None, False, sub)
         if sub.configs and not _looks_like_engine_config(sub.configs[0].root):
             # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
-            # outside a submission only engine configs get more than a syntax check.
+            # outside a submission only engine configs get more than a syntax check, and
+            # application tags (CloudFormation's !Ref) are theirs to use.
             sub.texts.clear()
             sub.configs.clear()
+            sub.findings = [f for f in sub.findings if not f.message.startswith(TAG_MESSAGE)]
     return sub
 
 

@@ -36,7 +36,11 @@ def render(rule: Rule) -> str:
     out = [f"# {rule.id} {rule.name}", "", f"Default level: **{rule.level}**", "", _md(rule.summary), "",
            "## Why it matters", "", _md(rule.explanation), ""]
     change = ex.get("change")
-    if change:
+    if change and "rename" in change:
+        out += ["## Example", "",
+                f"Taken from the published submission `examples/submissions/{ex.get('base', '')}`: renaming "
+                f"`{change['file']}` to `{change['rename']}` fails; as published it passes.", ""]
+    elif change:
         base = ex.get("base", "")
         out += ["## Example", "",
                 f"Taken from the published submission `examples/submissions/{base}`"

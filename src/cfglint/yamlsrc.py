@@ -38,6 +38,7 @@ class YScalar:
 class YSeq:
     items: list["YNode"]
     span: Span
+    tag: str = ""
 
 
 @dataclass(slots=True)
@@ -45,6 +46,7 @@ class YMap:
     items: list[tuple[YScalar, "YNode"]]
     span: Span
     duplicates: list[tuple[YScalar, YScalar]] = field(default_factory=list)  # (first, repeated)
+    tag: str = ""
 
     def get(self, key: str) -> "YNode | None":
         for k, v in reversed(self.items):  # the last one wins, as in every YAML loader
@@ -66,6 +68,41 @@ _STANDARD = {
     "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
     "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp",
 }
+
+
+# Tags a safe loader (PyYAML SafeLoader, ruamel "safe", the engines' yaml.safe_load) constructs;
+# any other tag makes such a loader refuse the document ("could not determine a constructor").
+SAFE_TAGS = _STANDARD | {
+    "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map", "tag:yaml.org,2002:binary",
+    "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs", "tag:yaml.org,2002:set",
+    "tag:yaml.org,2002:merge",
+}
+
+
+def written_tag(tag: str) -> str:
+    """A resolved tag as YAML source writes it: ``tag:yaml.org,2002:python/name:x`` -> ``!!python/name:x``."""
+    return "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+def foreign_tags(node: "YNode | None") -> list[tuple[str, Span]]:
+    """Every node whose tag a safe YAML loader cannot construct (``!!python/object/apply:...``,
+    ``!!python/name:...``, application tags such as ``!custom``), as (tag as written, span of
+    the tag), in document order. Such nodes are kept as plain data here, never constructed."""
+    out: list[tuple[str, Span]] = []
+    stack = [node] if node is not None else []
+    while stack:
+        n = stack.pop()
+        if n.tag and n.tag not in SAFE_TAGS:
+            shown = written_tag(n.tag)
+            s = n.span
+            out.append((shown, Span(s.path, s.line, s.col, s.line, s.col + len(shown))))
+        if isinstance(n, YSeq):
+            stack.extend(reversed(n.items))
+        elif isinstance(n, YMap):
+            for k, v in reversed(n.items):
+                stack.append(v)
+                stack.append(k)
+    return out
 
 
 def _span(node: yaml.Node, path: str) -> Span:
@@ -96,8 +133,8 @@ def _convert(root: yaml.Node, path: str) -> YNode:
         if isinstance(node, yaml.ScalarNode):
             return _scalar(node, path)
         if isinstance(node, yaml.SequenceNode):
-            return YSeq([conv(n) for n in node.value], _span(node, path))
-        ymap = YMap([], _span(node, path))
+            return YSeq([conv(n) for n in node.value], _span(node, path), node.tag)
+        ymap = YMap([], _span(node, path), tag=node.tag)
         seen: dict[Any, YScalar] = {}
         for knode, vnode in node.value:
             if not isinstance(knode, yaml.ScalarNode):

@@ -84,7 +84,11 @@ def _launch_gaps(ctx: Context) -> None:
             ctx.not_checked(f"checks that use {setting} ({p.launcher})",
                             "its value is a shell variable or command output, known only at run time", span)
         for ref in p.missing_configs:
+            there = ctx.sub.has_manifest and isinstance(ref.value, str) and "$" not in ref.value and \
+                os.path.isfile(os.path.join(ctx.sub.root, ref.value))
             ctx.not_checked(f"settings in {ref.value} ({p.launcher})",
+                            "the engine config is in the submission directory but the manifest does not list it "
+                            "(files.configs)" if there else
                             "the engine config is referenced but not published with the submission", ref.span)
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import json
+
+from ..defaults import Default, draft_slots, engine_version, resolve, version_gate
 from ..model import Finding
 from . import Context, as_int, here, rule
 from .speculative import draft_length
@@ -14,14 +18,25 @@ from .speculative import draft_length
       "most steps x topk + 1 tokens, and with topk 1 SGLang silently sets draft tokens to "
       "steps + 1 (so steps 3 / topk 1 / draft 4 is right, steps 3 / topk 1 / draft 2 is rewritten). "
       "In a disaggregated deployment prefill and decode must run the same draft configuration, "
-      "since decode continues the draft state prefill produced.",
+      "since decode continues the draft state prefill produced. SGLANG_ENABLE_SPEC_V2=1 (the "
+      "overlap scheduler for EAGLE) supports only top-k 1: with a larger top-k the spec v2 worker "
+      "crashes at the first decode step (releases of late 2025), and later releases silently fall "
+      "back to spec v1, so the variable the launch sets has no effect.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (speculative_eagle_topk == 1 -> "
-       "speculative_num_draft_tokens = speculative_num_steps + 1)",))
+       "speculative_num_draft_tokens = speculative_num_steps + 1)",
+       "sgl-project/sglang python/sglang/srt/server_args.py, eagle-family handling of the speculative "
+       "arguments (v0.5.x): with speculative_eagle_topk > 1 the overlap scheduler is disabled and spec v1 "
+       "is used, 'spec v2 currently only supports topk = 1'; before that guard the spec v2 worker crashed with "
+       "top-k > 1 (python/sglang/srt/speculative/eagle_worker_v2.py _draft_extend_for_decode: tensor size "
+       "mismatch; sgl-project/sglang issues #13352 and #14077 'Only speculative-eagle-topk=1 is supported on SpecV2')",
+       "SGLang documentation, advanced_features/speculative_decoding: 'Enable SpecV2 with "
+       "SGLANG_ENABLE_SPEC_V2=True (requires --speculative-eagle-topk 1)'"))
 def check_eagle(ctx: Context):
     by_role: dict[str, tuple] = {}
     for p in ctx.deployment.engine_processes():
         s = p.settings
         alg = s.get("spec_algorithm")
+        yield from _spec_v2(ctx, p)
         if p.engine == "sglang" and alg is not None and str(alg.value).upper() in ("EAGLE", "EAGLE3", "NEXTN", "MTP"):
             steps, topk, draft = (as_int(s[k].value) if k in s else None
                                   for k in ("spec_num_steps", "spec_topk", "spec_draft_tokens"))
@@ -49,9 +64,20 @@ def check_eagle(ctx: Context):
       "With speculative decoding each running request needs 1 + K tokens per step (K draft "
       "tokens). TensorRT-LLM needs max_num_tokens >= max_batch_size x (K + 1) and vLLM "
       "max_num_batched_tokens >= max_num_seqs x (K + 1); below that the engine cannot schedule a "
-      "full batch, or rejects the configuration.",
+      "full batch, or rejects the configuration. The check also runs on the engine's defaults "
+      "when the launch leaves a budget out: vLLM 0.26 reserves max_num_seqs x draft slots "
+      "of max_num_batched_tokens for drafting (K slots per request for DFlash, K - 1 for DSpark and "
+      "parallel EAGLE) and refuses to start when nothing is left, so DFlash with 16 speculative "
+      "tokens fails with the default budgets (8192 tokens / 1024 sequences on 80 GB-class GPUs, "
+      "2048 / 256 on smaller ones). The defaults depend on the version and the device; when "
+      "either is unknown, or the release is one the data was not read from, the check is "
+      "reported as not run (COV001).",
       ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (max_num_tokens, max_batch_size)",
        "vllm-project/vllm vllm/config/scheduler.py (max_num_batched_tokens, max_num_seqs)",
+       "vllm-project/vllm vllm/config/vllm.py VllmConfig._set_max_num_scheduled_tokens (v0.26.0): "
+       "max_num_batched_tokens - max_num_seqs x draft slots <= 0 raises ValueError before weights load "
+       "(vllm-project/vllm issue #50708); defaults: vllm/engine/arg_utils.py EngineArgs.get_batch_defaults; "
+       "draft slots: vllm/config/speculative.py max_num_new_slots_for_drafting (rules/engines.yaml defaults)",
        "published configurations: e.g. DeepSeek V4 Pro 6p1d gen_config max_batch_size 288 x (3 + 1) = max_num_tokens 1152"))
 def check_budget(ctx: Context):
     for p in ctx.deployment.engine_processes():
@@ -60,6 +86,9 @@ def check_budget(ctx: Context):
         if not k:
             continue
         keys = {"trtllm": ("max_num_tokens", "max_batch_size"), "vllm": ("max_num_batched_tokens", "max_num_seqs")}.get(p.engine or "")
+        if p.engine == "vllm" and keys and not all(key in p.settings for key in keys):
+            yield from _vllm_default_budget(ctx, p, k)
+            continue
         if not keys or not all(key in p.settings for key in keys):
             continue
         tokens, batch = (as_int(p.settings[key].value) for key in keys)
@@ -67,3 +96,112 @@ def check_budget(ctx: Context):
             yield Finding("SPEC003", f"{keys[0]} {tokens} < {keys[1]} {batch} x ({k} draft + 1) = {batch * (k + 1)}: "
                                      f"a full batch cannot run one speculative step",
                           p.settings[keys[0]].span, related=[(p.settings[keys[1]].span, f"{keys[1]} {batch}")])
+
+
+SPEC_V2 = "SGLANG_ENABLE_SPEC_V2"
+EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN", "MTP", "STANDALONE")
+
+
+def _truthy(text: str) -> bool:
+    return text.strip().lower() in ("1", "true", "yes", "y", "on")
+
+
+def _spec_v2(ctx: Context, p):
+    """SGLANG_ENABLE_SPEC_V2 set for an EAGLE-family SGLang worker with top-k above 1."""
+    var = p.env.get(SPEC_V2)
+    alg = p.settings.get("spec_algorithm")
+    if p.engine != "sglang" or var is None or alg is None or str(alg.value).upper() not in EAGLE_FAMILY:
+        return
+    if var.value is None:
+        ctx.not_checked(f"{SPEC_V2} vs --speculative-eagle-topk (SPEC002)",
+                        f"{SPEC_V2} is set from a value known only at run time", var.span)
+        return
+    topk = p.settings.get("spec_topk")
+    k = as_int(topk.value) if topk is not None else None
+    if not _truthy(str(var.value)) or k is None or k <= 1:
+        if topk is None and "spec_topk" in p.unknown:
+            ctx.not_checked(f"{SPEC_V2} vs --speculative-eagle-topk (SPEC002)",
+                            "--speculative-eagle-topk is a value known only at run time", var.span)
+        return
+    yield Finding("SPEC002", f"{SPEC_V2}={var.value} ({here(var.span)}) asks for SGLang's spec v2 overlap scheduler, "
+                             f"which supports only --speculative-eagle-topk 1; with top-k {k} the scheduler crashes at "
+                             f"the first decode step (releases of late 2025) or SGLang silently runs spec v1 instead "
+                             f"(later releases): set --speculative-eagle-topk 1 or drop {SPEC_V2}",
+                  topk.span, related=[(var.span, f"{SPEC_V2}={var.value}")])
+
+
+def _spec_method(p) -> tuple[str | None, bool]:
+    """vLLM --speculative-config method (lower case) and parallel_drafting, as far as given."""
+    cfg = p.settings.get("spec_config")
+    data = None
+    if cfg is not None and isinstance(cfg.value, str):
+        for parse in (json.loads, ast.literal_eval):
+            try:
+                data = parse(cfg.value)
+                break
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                continue
+    if not isinstance(data, dict):
+        return None, False
+    method = data.get("method")
+    parallel = data.get("parallel_drafting")
+    return (method.lower() if isinstance(method, str) else None), parallel is True or str(parallel).lower() == "true"
+
+
+def _vllm_default_budget(ctx: Context, p, k: int):
+    """SPEC003 on vLLM's defaults: the budgets the launch leaves out, for its version and device."""
+    check = "speculative token budget on vLLM's defaults (SPEC003)"
+    if any(key in p.unknown for key in ("max_num_batched_tokens", "max_num_seqs")):
+        return  # the value is a shell variable: COV001 already names it
+    got = draft_length(p)
+    span = got[0].span if got else p.span
+    method, parallel = _spec_method(p)
+    if method is None:
+        ctx.not_checked(check, "the speculative method is not given (vLLM infers it from the draft model)", span)
+        return
+    slots = draft_slots(ctx.kb, method, k, parallel)
+    if slots is None:
+        ctx.not_checked(check, f"draft slots of speculative method '{method}' are not in rules/engines.yaml", span)
+        return
+    if slots <= 0:
+        return  # nothing reserved: the default budgets always leave room
+    launchers = ((ctx.kb.engines.get("defaults") or {}).get("vllm") or {}).get("usage_context_launchers") or []
+    if p.orchestrator or p.launcher not in launchers:
+        ctx.not_checked(check, f"vLLM's default budgets depend on how it is started; {p.launcher} is not "
+                               f"one of {', '.join(launchers)}", p.span)
+        return
+    version, read_from = engine_version(ctx.manifest, p)
+    gate = version_gate(ctx.kb, "vllm", "speculative_token_budget", version, read_from)
+    if gate is not None:
+        ctx.not_checked(check, gate.why, span)
+        return
+    name, acc, _ = ctx.accelerator()
+    values = {}
+    for key in ("max_num_batched_tokens", "max_num_seqs"):
+        given = p.settings.get(key)
+        if given is not None and as_int(given.value) is None:
+            return  # not a number: FLG002 reports it
+        if given is not None:
+            values[key] = (as_int(given.value), "", given.span)
+            continue
+        d = resolve(ctx.kb, "vllm", key, (name, acc), version, read_from)
+        if not isinstance(d, Default):
+            ctx.not_checked(check, d.why, span)
+            return
+        values[key] = (int(d.value), " (default)", None)
+    (tokens, t_how, t_span), (seqs, s_how, s_span) = values["max_num_batched_tokens"], values["max_num_seqs"]
+    reserved = seqs * slots
+    if tokens > reserved:
+        return
+    device = f" on {name}" if name else ""
+    at = t_span or s_span or span
+    related = [(s, text) for s, text in ((t_span, f"max_num_batched_tokens {tokens}"), (s_span, f"max_num_seqs {seqs}"))
+               if s is not None and s != at]
+    if at != span:
+        related.append((span, f"{method} num_speculative_tokens {k}"))
+    yield Finding("SPEC003", f"vLLM {'.'.join(map(str, version))} refuses to start{device}: {method} with {k} speculative "
+                             f"tokens reserves max_num_seqs {seqs}{s_how} x {slots} draft slots = {reserved} tokens, which "
+                             f"max_num_batched_tokens {tokens}{t_how} cannot hold (max_num_scheduled_tokens "
+                             f"{tokens - reserved} <= 0, a ValueError before any weight loads); set "
+                             f"--max-num-batched-tokens above {reserved}, or lower --max-num-seqs or "
+                             f"num_speculative_tokens", at, related=related)

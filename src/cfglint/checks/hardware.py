@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..defaults import Default, resolve
 from ..model import Finding
 from . import Context, here, rule
 
@@ -15,7 +16,9 @@ from . import Context, here, rule
       "the marlin runner was measured correct and stable. Set --moe-runner-backend marlin "
       "(SGLang) or --moe-backend marlin (vLLM).",
       ("rules/kernels.yaml: measured notes of the deployment catalog (seed 003): deepseek NVFP4 "
-       "on RTX-6000D, kimi MXFP4 on RTX-6000D x 4 nodes",))
+       "on RTX-6000D, kimi MXFP4 on RTX-6000D x 4 nodes",
+       "rules/engines.yaml defaults: SGLang's --moe-runner-backend default auto "
+       "(sgl-project/sglang python/sglang/srt/server_args.py)"))
 def check_sm120_marlin(ctx: Context):
     if not ctx.sub.has_manifest:
         return
@@ -49,9 +52,11 @@ def check_sm120_marlin(ctx: Context):
         related = [(acc_span.span, f"accelerator: {name} ({acc.get('arch')})")] if acc_span else []
         where = f" on {name} ({acc.get('arch')}, {here(acc_span.span)})" if acc_span else ""
         if runner is None:
+            d = resolve(ctx.kb, p.engine or "", "moe_runner_backend", (name, acc), None, "")
+            default = f" (so the default, {d.value})" if isinstance(d, Default) else ""
             yield Finding("HW001",
-                          f"the {what} MoE model runs{where} without {flag}: {failures.get('default', 'the default runner fails')}; "
-                          f"add {flag} marlin", p.span, related=related)
+                          f"the {what} MoE model runs{where} without {flag}{default}: "
+                          f"{failures.get('default', 'the default runner fails')}; add {flag} marlin", p.span, related=related)
         else:
             why = failures.get(str(runner.value).lower(), f"{runner.value} is not known to work on sm120")
             yield Finding("HW001",
