@@ -75,6 +75,7 @@ class Process:
     visible_devices: Located | None = None  # number of devices in a static CUDA_VISIBLE_DEVICES
     device_list: Located | None = None      # that CUDA_VISIBLE_DEVICES value ("0,1,2,3")
     image: Located | None = None            # container image the process runs in (docker run)
+    env: dict[str, Located] = field(default_factory=dict)  # static environment of the process (exports, VAR=x cmd, docker -e)
     settings: dict[str, Located] = field(default_factory=dict)
     parsers: list[ParserRef] = field(default_factory=list)
     configs: list[ConfigFile] = field(default_factory=list)
@@ -359,6 +360,7 @@ class _Adapter:
         proc = Process(kind=kind, engine=engine, orchestrator=orchestrator, launcher=launcher,
                        span=start_span, repeat=cmd.repeat, mpi_ranks=ranks, certain=cmd.certain,
                        image=None if bare else self.last_image)
+        proc.env = {k: Located(w.text, w.span) for k, w in env.items() if w.static}
         cvd = env.get("CUDA_VISIBLE_DEVICES")
         if cvd is not None and cvd.static and re.fullmatch(r"\d+(,\d+)*", cvd.text):
             proc.visible_devices = Located(len(cvd.text.split(",")), cvd.span)
