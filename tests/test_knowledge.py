@@ -69,3 +69,42 @@ def test_user_knowledge_file_adds_an_accelerator_and_a_parser(tmp_path):
     assert rules == ["HW001"]
     bad = subprocess.run([exe, "check", str(d), "--knowledge", str(tmp_path / "none.yaml")], capture_output=True, text=True)
     assert bad.returncode == 2 and "cannot read knowledge file" in bad.stderr
+
+
+def _aic_wheel():
+    import os
+    from pathlib import Path
+    candidates = [os.environ.get("CFGLINT_AIC_WHEEL", "")] + sorted(
+        str(p) for p in Path("/tmp/aic").glob("aiconfigurator_core-0.12.0-*.whl"))
+    return next((Path(c) for c in candidates if c and Path(c).is_file()), None)
+
+
+def test_generated_model_configs_are_up_to_date():
+    """rules/model_configs.yaml is exactly tools/gen_model_configs.py's output on the pinned wheel."""
+    import importlib.util
+    from pathlib import Path
+
+    import pytest
+    wheel = _aic_wheel()
+    if wheel is None:
+        pytest.skip("aiconfigurator_core-0.12.0 wheel not available (set CFGLINT_AIC_WHEEL)")
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("gen_model_configs", root / "tools" / "gen_model_configs.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert (root / "rules" / "model_configs.yaml").read_text(encoding="utf-8") == gen.generate(wheel)
+
+
+def test_generated_model_configs_normalize_field_names():
+    """Expert counts read under their different config names land in the same field."""
+    data = yaml.safe_load((data_dir("rules") / "model_configs.yaml").read_text())["models"]
+    assert len(data) >= 80
+    assert data["mistralai/Mixtral-8x7B-v0.1"]["n_routed_experts"] == 8          # num_local_experts
+    assert data["Qwen/Qwen3-235B-A22B"]["n_routed_experts"] == 128               # num_experts
+    assert data["deepseek-ai/DeepSeek-V3"]["n_routed_experts"] == 256            # n_routed_experts
+    assert data["deepseek-ai/DeepSeek-V3"]["mla"] is True
+    assert data["deepseek-ai/DeepSeek-V3"]["quantization"] == {"method": "fp8", "weight_block_size": [128, 128]}
+    assert data["nvidia/GLM-5-NVFP4"]["quantization"]["method"] == "nvfp4"       # hf_quant_config.json
+    assert data["Qwen/Qwen3-VL-8B-Instruct"]["num_hidden_layers"] == 36          # text_config
+    assert all(e["source"].startswith("aiconfigurator-core==0.12.0") and e["config_url"].endswith("/config.json")
+               for e in data.values())
