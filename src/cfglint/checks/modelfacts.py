@@ -92,8 +92,9 @@ def context_limit(entry: dict, engine: str) -> tuple[int | None, str]:
     if engine == "vllm":
         if rtype in ("su", "longrope", "llama3") or "gemma3" in str(entry.get("model_type") or ""):
             return mpe, f"max_position_embeddings {mpe}"
-        base = orig if rtype == "yarn" and orig else mpe
-        limit = int(base * factor)
+        if rtype == "yarn" and orig:
+            return int(orig * factor), f"yarn scaling: original_max_position_embeddings {orig} x {factor:g}"
+        limit = int(mpe * factor)
     elif engine == "sglang":
         if orig or rtype == "llama3":
             return mpe, f"max_position_embeddings {mpe}"

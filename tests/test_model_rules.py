@@ -1,0 +1,125 @@
+"""Rules that use model and hardware knowledge (TOP004 KV heads and FP8 block shards, MEM002,
+PRS002 formats, PRS004, HW001 for NVFP4 DeepSeek-R1 builds, HW002 FP8 KV cache, TOP002 EP
+and precision), each on a published submission changed in one place, with its control.
+
+A test whose model fact is not in the knowledge base yet skips and names the missing fact;
+it never passes without checking."""
+
+from __future__ import annotations
+
+import pytest
+
+from cfglint.knowledge import knowledge
+from support import copy_submission, lint, only, replace_once
+
+DSV32_VLLM = "recipes/vllm-deepseek-v3.2-h20-tp8-parsers"
+DSV4_H200 = "artificial-analysis/deepseek-v4-pro/h200-sglang-tp8-eagle"
+QWEN35_VLLM = "recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep"
+GLM51_VLLM = "recipes/vllm-glm-5.1-fp8-h200-tp8-mtp3"
+KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
+
+
+def need(model_id: str, *keys: str) -> dict:
+    """The knowledge-base entry of ``model_id``; skips the test while a fact it uses is missing."""
+    entry = knowledge().model(model_id)
+    if entry is None:
+        pytest.skip(f"{model_id} is not in the knowledge base yet")
+    for key in keys:
+        if entry.get(key) is None:
+            pytest.skip(f"the knowledge base has no {key} for {model_id} yet")
+    return entry
+
+
+# -- TOP004: FP8 block shards and KV heads --------------------------------------------------
+def test_top004_fp8_block_shard_under_vllm_dp_without_ep(tmp_path):
+    entry = need("deepseek-ai/DeepSeek-V3.2", "moe_intermediate_size", "quantization")
+    assert entry["moe_intermediate_size"] == 2048 and entry["quantization"]["weight_block_size"] == [128, 128]
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    line = replace_once(d / "run.sh", "--tensor-parallel-size 8 \\", "--tensor-parallel-size 8 --data-parallel-size 4 \\")
+    found = only(lint(d), "TOP004")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 27)]
+    msg = found[0][4]
+    assert "MoE TP 32 (TP 8 x DP 4)" in msg and "2048-wide moe_intermediate_size" in msg
+    assert "64-wide shards, not a multiple of its FP8 block 128" in msg
+    assert "use MoE TP 16" in msg and "--enable-expert-parallel" in msg
+
+
+def test_top004_fp8_block_shard_fixed_by_expert_parallel(tmp_path):
+    need("deepseek-ai/DeepSeek-V3.2", "moe_intermediate_size", "quantization")
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    replace_once(d / "run.sh", "--tensor-parallel-size 8 \\",
+                 "--tensor-parallel-size 8 --data-parallel-size 4 --enable-expert-parallel \\")
+    assert only(lint(d), "TOP004") == []
+    assert only(lint(copy_submission(DSV32_VLLM, tmp_path / "unchanged")), "TOP004") == []
+
+
+def test_top004_fp8_block_shard_sglang_tp16(tmp_path):
+    # GLM-5.1-FP8: moe_intermediate_size 2048, block 128 -> TP 32 gives 64-wide shards; --ep-size fixes it
+    need("zai-org/GLM-5.1-FP8", "moe_intermediate_size", "quantization")
+    d = copy_submission(GLM51_VLLM, tmp_path)
+    line = replace_once(d / "run.sh", "--tensor-parallel-size 8", "--tensor-parallel-size 32")
+    found = only(lint(d), "TOP004")
+    assert [(f[2], f[3]) for f in found] == [(line, 29)]
+    assert "MoE TP 32 (TP 32) cuts the 2048-wide" in found[0][4] and "use MoE TP 16" in found[0][4]
+
+
+def test_top004_kv_heads_must_split_evenly(tmp_path):
+    # Qwen3-Coder-480B: 96 query heads, 8 KV heads. TP 12 divides 96 but neither divides 8 nor
+    # is a multiple of it. (Two edits: no published configuration serves a model whose KV heads
+    # a power-of-two TP can split unevenly.)
+    entry = need("Qwen/Qwen3-Coder-480B-A35B-Instruct", "num_attention_heads", "num_key_value_heads")
+    assert (entry["num_attention_heads"], entry["num_key_value_heads"]) == (96, 8)
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    replace_once(d / "run.sh", "vllm serve deepseek-ai/DeepSeek-V3.2", "vllm serve Qwen/Qwen3-Coder-480B-A35B-Instruct")
+    line = replace_once(d / "run.sh", "--tensor-parallel-size 8", "--tensor-parallel-size 12")
+    found = only(lint(d), "TOP004")
+    assert [(f[2], f[3]) for f in found] == [(line, 27)]
+    assert "attention TP 12 neither divides nor is a multiple of the 8 KV heads" in found[0][4]
+    assert "use TP 1 / 2 / 4 / 8" in found[0][4]
+    replace_once(d / "run.sh", "--tensor-parallel-size 12", "--tensor-parallel-size 8")
+    assert only(lint(d), "TOP004") == []
+
+
+# -- MEM002 ----------------------------------------------------------------------------------
+def test_mem002_sglang_context_above_model(tmp_path):
+    entry = need("deepseek-ai/DeepSeek-V4-Pro", "max_position_embeddings")
+    assert entry["max_position_embeddings"] == 1048576
+    d = copy_submission(DSV4_H200, tmp_path)
+    assert only(lint(d), "MEM002") == []  # the published 393216 fits
+    line = replace_once(d / "run.sh", "--context-length 393216", "--context-length 2097152")
+    found = only(lint(d), "MEM002")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 29)]
+    msg = found[0][4]
+    assert "--context-length 2097152 is longer than the 1048576 tokens deepseek-ai/DeepSeek-V4-Pro supports" in msg
+    assert "SGLang refuses to start" in msg and "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" in msg
+
+
+def test_mem002_sglang_override_variable(tmp_path):
+    need("deepseek-ai/DeepSeek-V4-Pro", "max_position_embeddings")
+    d = copy_submission(DSV4_H200, tmp_path)
+    replace_once(d / "run.sh", "--context-length 393216", "--context-length 2097152")
+    replace_once(d / "run.sh", "docker run --gpus all", "docker run -e SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 --gpus all")
+    assert only(lint(d), "MEM002") == []
+
+
+def test_mem002_vllm_yarn_limit(tmp_path):
+    # DeepSeek-V3.2: yarn factor 40 over original 4096 = 163840 (= max_position_embeddings)
+    need("deepseek-ai/DeepSeek-V3.2", "max_position_embeddings", "rope_scaling")
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    line = replace_once(d / "run.sh", "--tensor-parallel-size 8 \\", "--tensor-parallel-size 8 --max-model-len 200k \\")
+    found = only(lint(d), "MEM002")
+    assert [(f[2], f[3]) for f in found] == [(line, 45)]
+    assert "--max-model-len 200k is longer than the 163840 tokens" in found[0][4]
+    assert "yarn scaling: original_max_position_embeddings 4096 x 40" in found[0][4] and "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1" in found[0][4]
+    replace_once(d / "run.sh", "--max-model-len 200k", "--max-model-len 160k")
+    assert only(lint(d), "MEM002") == []
+
+
+def test_mem002_vllm_override_is_not_checked(tmp_path):
+    need("deepseek-ai/DeepSeek-V3.2", "max_position_embeddings")
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    replace_once(d / "run.sh", "--tensor-parallel-size 8 \\",
+                 "--tensor-parallel-size 8 --max-model-len 200k --hf-overrides '{\"max_position_embeddings\": 262144}' \\")
+    found = lint(d, coverage=True)
+    assert only(found, "MEM002") == []
+    assert any("context length against the model (MEM002)" in f[4] for f in only(found, "COV001"))
