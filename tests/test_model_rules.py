@@ -123,3 +123,114 @@ def test_mem002_vllm_override_is_not_checked(tmp_path):
     found = lint(d, coverage=True)
     assert only(found, "MEM002") == []
     assert any("context length against the model (MEM002)" in f[4] for f in only(found, "COV001"))
+
+
+# -- PRS002 by format ------------------------------------------------------------------------
+def test_prs002_generic_tool_parser_for_deepseek(tmp_path):
+    entry = need("deepseek-ai/DeepSeek-V3.2", "tool_call_format")
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    assert only(lint(d), "PRS002") == []  # the recipe's deepseek_v32 parses V3.2's tool calls
+    line = replace_once(d / "run.sh", "--tool-call-parser deepseek_v32", "--tool-call-parser hermes")
+    found = only(lint(d), "PRS002")
+    assert [(f[2], f[3]) for f in found] == [(line, 24)]
+    want = entry["tool_call_format"] if isinstance(entry["tool_call_format"], list) else [entry["tool_call_format"]]
+    assert "tool-call parser 'hermes' (--tool-call-parser) parses hermes markup" in found[0][4]
+    assert f"deepseek-ai/DeepSeek-V3.2 emits {' / '.join(want)}" in found[0][4]
+    assert "vLLM parsers for it: deepseek_v32" in found[0][4]
+
+
+def test_prs002_hermes_for_qwen3_coder(tmp_path):
+    need("Qwen/Qwen3-Coder-480B-A35B-Instruct", "tool_call_format")
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    # the vLLM Qwen3-Coder launch with the common mistake: hermes instead of qwen3_coder
+    (d / "run.sh").write_text("vllm serve Qwen/Qwen3-Coder-480B-A35B-Instruct \\\n  --tensor-parallel-size 8 \\\n"
+                              "  --enable-auto-tool-choice --tool-call-parser hermes\n")
+    replace_once(d / "submission.yaml", "model: deepseek-ai/DeepSeek-V3.2", "model: Qwen/Qwen3-Coder-480B-A35B-Instruct")
+    found = only(lint(d), "PRS002")
+    assert [(f[2], f[3]) for f in found] == [(3, 48)]
+    assert "parses hermes markup" in found[0][4] and "qwen3_coder" in found[0][4]
+
+
+# -- PRS004 ----------------------------------------------------------------------------------
+def test_prs004_auto_tool_choice_without_parser(tmp_path):
+    d = copy_submission(GLM51_VLLM, tmp_path)
+    assert only(lint(d), "PRS004") == []
+    replace_once(d / "run.sh", "     --tool-call-parser glm47 \\\n", "")
+    found = only(lint(d), "PRS004")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", 6, 6)]
+    assert "--enable-auto-tool-choice without --tool-call-parser: vLLM refuses to start" in found[0][4]
+
+
+def test_prs004_reasoning_model_without_reasoning_parser(tmp_path):
+    entry = need("moonshotai/Kimi-K3", "reasoning")
+    if entry["reasoning"] != "always" and entry.get("thinking_default") is not True:
+        pytest.skip("the knowledge base does not record Kimi K3 as thinking by default")
+    d = copy_submission(KIMI_B300, tmp_path)
+    assert only(lint(d), "PRS004") == []
+    replace_once(d / "run.sh", "--reasoning-parser kimi_k3 ", "")
+    found = only(lint(d), "PRS004")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", 3, 27)]
+    assert "moonshotai/Kimi-K3" in found[0][4] and "no reasoning parser" in found[0][4]
+    assert "add --reasoning-parser kimi_k3" in found[0][4]
+
+
+# -- HW001 with the MoE runner flag absent -----------------------------------------------------
+@pytest.mark.parametrize("checkpoint", ["nvidia/DeepSeek-R1-FP4", "nvidia/DeepSeek-R1-0528-FP4"])
+def test_hw001_nvfp4_deepseek_r1_on_rtx6000d_without_runner(tmp_path, checkpoint):
+    entry = need(checkpoint, "moe", "checkpoint_precision")
+    assert entry["moe"] is True and "FP4" in entry["checkpoint_precision"].upper()
+    d = copy_submission(DSV4_H200, tmp_path)
+    replace_once(d / "submission.yaml", "accelerator: H200", "accelerator: RTX-6000D")
+    replace_once(d / "run.sh", "--model-path deepseek-ai/DeepSeek-V4-Pro", f"--model-path {checkpoint}")
+    assert only(lint(d), "HW001") == []  # the published launch sets --moe-runner-backend marlin
+    replace_once(d / "run.sh", "--moe-runner-backend marlin ", "")
+    found = only(lint(d), "HW001")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", 4, 3)]
+    assert f"MoE model {entry['id']} runs on RTX-6000D" in found[0][4]
+    assert "without --moe-runner-backend" in found[0][4] and "add --moe-runner-backend marlin" in found[0][4]
+
+
+# -- HW002: FP8 E4M3 KV cache below sm89 ------------------------------------------------------
+def test_hw002_fp8_kv_cache_on_a100(tmp_path):
+    # the vLLM DeepSeek-V3.2 launch with an FP8 KV cache: fine on H20 (sm90), not on A100 (sm80)
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    line = replace_once(d / "run.sh", "--tensor-parallel-size 8 \\", "--tensor-parallel-size 8 --kv-cache-dtype fp8 \\")
+    assert only(lint(d), "HW002") == []
+    replace_once(d / "submission.yaml", "accelerator: H20", "accelerator: A100")
+    found = only(lint(d), "HW002")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 46)]
+    assert "fp8 on A100 (sm80" in found[0][4] and "fp8e4nv not supported in this architecture" in found[0][4]
+    assert "use --kv-cache-dtype fp8_e5m2" in found[0][4]
+    replace_once(d / "run.sh", "--kv-cache-dtype fp8 ", "--kv-cache-dtype fp8_e5m2 ")
+    assert only(lint(d), "HW002") == []
+
+
+# -- TOP002: EP implied by vLLM, precision against the checkpoint -------------------------------
+def test_top002_vllm_expert_parallel_is_tp_times_dp(tmp_path):
+    d = copy_submission(QWEN35_VLLM, tmp_path)
+    assert only(lint(d), "TOP002") == []  # ep: 8 = TP 1 x DP 8 with --enable-expert-parallel
+    line = replace_once(d / "submission.yaml", "    ep: 8", "    ep: 4")
+    found = only(lint(d), "TOP002")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", 3, 3)]
+    assert f"server runs EP 8 but the manifest declares ep: 4 (submission.yaml:{line})" in found[0][4].replace(str(d) + "/", "")
+
+
+def test_top002_vllm_without_expert_parallel_has_no_ep(tmp_path):
+    d = copy_submission(QWEN35_VLLM, tmp_path)
+    replace_once(d / "run.sh", "  --enable-expert-parallel \\\n", "")
+    found = only(lint(d), "TOP002")
+    assert len(found) == 1 and found[0][1] == "run.sh" and "runs EP 1 but the manifest declares ep: 8" in found[0][4]
+
+
+def test_top002_fp8_checkpoint_declared_bf16(tmp_path):
+    entry = need("Qwen/Qwen3.5-397B-A17B-FP8", "checkpoint_precision")
+    assert entry["checkpoint_precision"] == "FP8"
+    d = copy_submission(QWEN35_VLLM, tmp_path)
+    line = replace_once(d / "submission.yaml", "precision: FP8", "precision: BF16")
+    found = only(lint(d), "TOP002")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", 1, 12)]
+    assert "serves the FP8 checkpoint Qwen/Qwen3.5-397B-A17B-FP8 without --quantization" in found[0][4]
+    assert f"declares precision: BF16" in found[0][4]
+    # declared right, or quantized at load time with --quantization: no finding on the checkpoint
+    replace_once(d / "submission.yaml", "precision: BF16", "precision: FP8")
+    assert only(lint(d), "TOP002") == []

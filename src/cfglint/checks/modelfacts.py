@@ -14,6 +14,7 @@ from ..model import Located
 from . import Context, as_int
 
 # vLLM --max-model-len accepts human-readable sizes: 1k = 1000, 1K = 1024 (ModelConfig.max_model_len docs)
+_REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 _HUMAN = re.compile(r"([0-9]+(?:\.[0-9]+)?)([kKmMgG])")
 _DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9}
 _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30}
@@ -21,13 +22,16 @@ _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30}
 
 def served_model(ctx: Context, p: Process) -> tuple[dict | None, Located | None]:
     """(knowledge-base entry, where the model is named) for process ``p``: the model the
-    process names (--model / --model-path / positional) when the knowledge base knows it,
-    else the manifest's ``model``. The entry is None when neither is known."""
+    process names (--model / --model-path / positional) when the knowledge base knows it; a
+    Hugging Face repo id it does not know gives (None, that place); a local path or no model
+    falls back to the manifest's ``model``. The entry is None when nothing is known."""
     model = p.settings.get("model")
     if model is not None and isinstance(model.value, str):
         entry = ctx.kb.model(model.value)
         if entry is not None:
             return entry, model
+        if _REPO_ID.fullmatch(model.value):
+            return None, model  # a hub checkpoint the knowledge base does not know: not the manifest's
     declared = ctx.declared("model") if ctx.sub.has_manifest else None
     if declared is not None and isinstance(declared.value, str):
         entry = ctx.kb.model(declared.value)
