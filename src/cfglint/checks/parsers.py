@@ -9,7 +9,7 @@ from ..extract import ParserRef
 from ..knowledge import Knowledge
 from ..model import Finding
 from . import Context, rule
-from .modelfacts import served_model
+from .modelfacts import lookup, served_model
 
 ENGINE_NAMES = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "Dynamo"}
 KIND_NAMES = {"reasoning": "reasoning", "tool_call": "tool-call"}
@@ -143,7 +143,7 @@ def _entry(registry: dict | None, name) -> dict | None:
 
 def _model_entry(ctx: Context, ref_model: str | None) -> dict | None:
     for candidate in (ref_model, ctx.manifest.get("model") if ctx.sub.has_manifest else None):
-        entry = ctx.kb.model(candidate) if isinstance(candidate, str) else None
+        entry = lookup(ctx, candidate)
         if entry is not None:
             return entry
     return None
@@ -229,10 +229,15 @@ def check_missing_parser(ctx: Context):
         reasoning = str(entry.get("reasoning") or "").lower()
         thinks = reasoning == "always" or (reasoning == "optional" and entry.get("thinking_default") is True)
         want = model_formats(entry, "reasoning")
-        if not reasoning and "reasoning" not in kinds_set:
+        if not reasoning and "reasoning" not in kinds_set and not p.synthetic:
             ctx.not_checked("reasoning parser presence (PRS004)",
                             f"the knowledge base does not say whether {entry['id']} reasons", _where.span if _where else None)
         native = (ctx.kb.parsers.get(p.engine) or {}).get("native_reasoning_formats") or []
+        if thinks and "reasoning" not in kinds_set and p.synthetic:
+            ctx.not_checked("reasoning parser presence (PRS004)",
+                            f"only the engine config {p.launcher.removeprefix('engine config ')} is published, not the "
+                            f"command that starts it (parsers are launch flags)", p.span)
+            continue
         if thinks and "reasoning" not in kinds_set and "reasoning_parser" not in p.unknown \
                 and not (set(want) & set(native)):
             fitting = fitting_parsers(ctx.kb.parser_registry(registry, "reasoning"), want)
