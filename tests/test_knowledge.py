@@ -108,3 +108,153 @@ def test_generated_model_configs_normalize_field_names():
     assert data["Qwen/Qwen3-VL-8B-Instruct"]["num_hidden_layers"] == 36          # text_config
     assert all(e["source"].startswith("aiconfigurator-core==0.12.0") and e["config_url"].endswith("/config.json")
                for e in data.values())
+
+
+def test_at_least_80_curated_models_each_with_family_formats_and_source():
+    models = yaml.safe_load((data_dir("rules") / "models.yaml").read_text())["models"]
+    ids = [m["id"] for m in models]
+    assert len(set(ids)) == len(ids) >= 80
+    keys = [k.lower() for m in models for k in [m["id"], *(m.get("aliases") or [])]]
+    assert len(keys) == len(set(keys)), "an id or alias names two entries"
+    kb = knowledge()
+    vllm_reasoning = set(kb.parser_registry("vllm", "reasoning"))
+    vllm_tools = set(kb.parser_registry("vllm", "tool_call"))
+    for m in models:
+        assert str(m.get("source", "")).strip() and m.get("family") and isinstance(m.get("moe"), bool), m["id"]
+        assert "checkpoint_precision" in m and m.get("reasoning", "x") in ("always", "optional", "none", None), m["id"]
+        assert m.get("reasoning_format") is None or m["reasoning_format"] in vllm_reasoning, m["id"]
+        assert m.get("tool_call_format") is None or set(m["tool_call_format"]) <= vllm_tools, m["id"]
+        if m.get("reasoning_format") or m.get("tool_call_format"):
+            assert str(m.get("format_source", "")).strip(), m["id"]
+        assert m.get("base") is None or kb.model(m["base"]) is not None, m["id"]
+    families = {m["family"] for m in models}
+    assert families >= {"deepseek", "qwen", "llama", "mistral", "gemma", "phi", "glm", "kimi", "minimax", "gpt-oss",
+                        "nemotron", "hunyuan", "ernie", "step"}
+
+
+def test_curated_values_agree_with_the_published_config():
+    """Where a curated entry states heads and a config.json gives them, they are the same number."""
+    kb = knowledge()
+    for m in yaml.safe_load((data_dir("rules") / "models.yaml").read_text())["models"]:
+        config = kb._config_for(m["id"], *(m.get("aliases") or []))
+        for key in ("num_attention_heads", "num_key_value_heads"):
+            if m.get(key) is not None and config.get(key) is not None:
+                assert m[key] == config[key], (m["id"], key)
+
+
+def test_every_extra_config_names_where_it_was_read_and_what_it_lacks():
+    data = yaml.safe_load((data_dir("rules") / "model_configs_extra.yaml").read_text())["models"]
+    generated = yaml.safe_load((data_dir("rules") / "model_configs.yaml").read_text())["models"]
+    assert data and not set(data) & set(generated)
+    for repo_id, entry in data.items():
+        assert entry["source"].strip() and entry["config_url"] == f"https://huggingface.co/{repo_id}/blob/main/config.json"
+        assert isinstance(entry["unverified"], list)
+        for field in entry["unverified"]:
+            assert entry[field] is None, (repo_id, field)
+
+
+def test_model_entries_are_flat_with_config_facts():
+    kb = knowledge()
+    e = kb.model("deepseek-ai/DeepSeek-V3")
+    assert e["family"] == "deepseek" and e["num_attention_heads"] == 128 and e["mla"] is True
+    assert e["max_position_embeddings"] == 163840 and e["quantization"]["method"] == "fp8"
+    assert e["config_url"] == "https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json"
+    e = kb.model("meta-llama/Llama-3.3-70B-Instruct")                      # rules/model_configs_extra.yaml
+    assert e["num_key_value_heads"] == 8 and e["rope_scaling"]["rope_type"] == "llama3"
+    assert kb.model("qwen/qwen3-0.6b")["num_hidden_layers"] == 28         # case-insensitive
+    assert kb.model("https://huggingface.co/Qwen/Qwen3-8B")["id"] == "Qwen/Qwen3-8B"
+
+
+def test_derived_checkpoints_resolve_to_their_base_with_their_own_precision():
+    kb = knowledge()
+    e = kb.model("nvidia/DeepSeek-R1-FP4")                                 # NVIDIA ModelOpt FP4 re-upload
+    assert e["id"] == "deepseek-ai/DeepSeek-R1" and e["checkpoint_precision"] in ("NVFP4", "FP4")
+    assert e["requested_id"] == "nvidia/DeepSeek-R1-FP4" and len(e["resolved_from"]) == 2
+    assert e["quantization"]["method"] == "nvfp4"                          # not the base's block FP8
+    assert kb.model("deepseek-ai/DeepSeek-R1")["checkpoint_precision"] == "FP8"
+    e = kb.model("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic")        # llm-compressor re-upload
+    assert e["id"] == "meta-llama/Llama-3.1-8B-Instruct" and e["checkpoint_precision"] == "FP8"
+    assert e["num_attention_heads"] == 32
+    e = kb.model("neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w4a16")
+    assert e["id"] == "meta-llama/Llama-3.1-70B-Instruct" and e["checkpoint_precision"] == "INT4"
+    e = kb.model("unsloth/gpt-oss-20b")                                    # org mirror, no suffix
+    assert e["id"] == "openai/gpt-oss-20b" and e["checkpoint_precision"] == "MXFP4"
+    assert kb.model("Qwen/Qwen3-32B-AWQ")["checkpoint_precision"] == "INT4"
+    assert kb.model("Qwen/Qwen3-235B-A22B-FP8")["checkpoint_precision"] == "FP8"   # curated alias, own config
+    assert kb.model("Qwen/Qwen3-235B-A22B")["checkpoint_precision"] == "BF16"
+    e = kb.model("deepseek-ai/DeepSeek-R1-Distill-Llama-70B")              # fine-tune with a curated base
+    assert e["id"] == "deepseek-ai/DeepSeek-R1-Distill-Llama-70B" and e["reasoning_format"] == "deepseek_r1"
+    assert e["num_hidden_layers"] == 80 and "meta-llama/Llama-3.3-70B-Instruct" in e["resolved_from"][-1]
+    e = kb.model("Qwen/Qwen3-235B-A22B-Thinking-2507")
+    assert e["reasoning"] == "always" and e["num_attention_heads"] == 64
+    assert kb.model("nvidia/gpt-oss-120b-Eagle3-v3") is None               # a draft head is not its target
+    assert kb.model("someone/unknown-model-FP8") is None
+    assert kb.model("/models/Kimi-K3") is None                             # a path is not an org mirror
+    assert kb.model("") is None and kb.model(None) is None
+
+
+def test_local_model_directory_is_read_only_inside_the_linted_tree(tmp_path):
+    import json
+    import os
+
+    kb = knowledge()
+    tree = tmp_path / "sub"
+    model_dir = tree / "models" / "Qwen3-32B-FP8"
+    model_dir.mkdir(parents=True)
+    (model_dir / "config.json").write_text(json.dumps({
+        "model_type": "qwen3", "num_attention_heads": 64, "num_key_value_heads": 8, "num_hidden_layers": 64,
+        "max_position_embeddings": 40960, "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}))
+    e = kb.model_from_config("models/Qwen3-32B-FP8", str(tree))
+    assert e["num_attention_heads"] == 64 and e["max_position_embeddings"] == 40960
+    assert e["id"] == "Qwen/Qwen3-32B" and e["family"] == "qwen" and e["checkpoint_precision"] == "FP8"
+    assert e["config_source"] == "local config.json: " + os.path.join("models", "Qwen3-32B-FP8", "config.json")
+    assert kb.model_from_config(str(model_dir), str(tree))["num_hidden_layers"] == 64      # absolute, inside
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "config.json").write_text(json.dumps({"num_attention_heads": 8}))
+    assert kb.model_from_config(str(outside), str(tree)) is None                          # outside the tree
+    assert kb.model_from_config("../elsewhere", str(tree)) is None
+    (tree / "link").symlink_to(outside, target_is_directory=True)
+    assert kb.model_from_config("link", str(tree)) is None                                # symlink out
+    big = tree / "big"
+    big.mkdir()
+    (big / "config.json").write_text(" " * (2 << 20) + "{}")
+    assert kb.model_from_config("big", str(tree)) is None                                 # size-bounded
+    bad = tree / "bad"
+    bad.mkdir()
+    (bad / "config.json").write_text("{not json")
+    assert kb.model_from_config("bad", str(tree)) is None
+    assert kb.model_from_config("missing", str(tree)) is None
+
+
+def test_user_knowledge_file_models_are_shape_checked(tmp_path):
+    import pytest
+
+    from cfglint.knowledge import Knowledge, KnowledgeError
+
+    good = tmp_path / "good.yaml"
+    good.write_text("models:\n  - {id: lab/Model-7B, family: llama, moe: false, num_attention_heads: 32,\n"
+                    "     num_key_value_heads: 8, base: meta-llama/Llama-3.1-8B, source: 'our card'}\n")
+    kb = Knowledge((str(good),))
+    e = kb.model("lab/Model-7B-FP8")
+    assert e["id"] == "lab/Model-7B" and e["checkpoint_precision"] == "FP8" and e["num_hidden_layers"] == 32
+    for bad in ("models:\n  - {id: x/y, num_attention_heads: many}\n", "models:\n  - {id: x/y, moe: 'yes'}\n",
+                "models:\n  - {id: x/y, aliases: x/z}\n", "models:\n  - {id: x/y, base: [a]}\n"):
+        path = tmp_path / "bad.yaml"
+        path.write_text(bad)
+        with pytest.raises(KnowledgeError):
+            Knowledge((str(path),))
+
+
+def test_every_accelerator_has_arch_memory_per_node_and_source():
+    accs = yaml.safe_load((data_dir("rules") / "accelerators.yaml").read_text())["accelerators"]
+    for name, e in accs.items():
+        assert e.get("arch") and isinstance(e.get("memory_gib"), (int, float)) and isinstance(e.get("per_node"), int), name
+        assert str(e.get("source", "")).strip(), name
+    kb = knowledge()
+    for name, arch in [("A100 40GB", "sm80"), ("A10", "sm86"), ("A10G", "sm86"), ("L4", "sm89"), ("L40", "sm89"),
+                       ("L40S", "sm89"), ("V100", "sm70"), ("T4", "sm75"), ("RTX 3090", "sm86"), ("RTX 4090", "sm89"),
+                       ("RTX 5090", "sm120"), ("RTX A6000", "sm86"), ("RTX 6000 Ada", "sm89"), ("DGX Spark", "sm121"),
+                       ("H20", "sm90"), ("H800", "sm90"), ("A800", "sm80"), ("MI250X", "gfx90a"), ("MI300A", "gfx942"),
+                       ("MI325X", "gfx942"), ("Gaudi 2", "gaudi2"), ("Gaudi 3", "gaudi3")]:
+        assert kb.accelerator(name)["arch"] == arch, name

@@ -67,31 +67,15 @@ from pathlib import Path
 
 import yaml
 
+try:
+    from cfglint.hfconfig import facts
+except ImportError:  # run from a checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+    from cfglint.hfconfig import facts
+
 PACKAGE = "aiconfigurator-core"
 PINNED_VERSION = "0.12.0"
 PREFIX = "aiconfigurator_core/model_configs/"
-
-FIELDS = ("model_type", "num_hidden_layers", "hidden_size", "intermediate_size", "moe_intermediate_size",
-          "num_attention_heads", "num_key_value_heads", "head_dim", "n_routed_experts", "n_shared_experts",
-          "num_experts_per_tok", "max_position_embeddings", "rope_scaling", "mla", "sliding_window",
-          "layer_types", "use_sliding_window", "quantization", "vocab_size")
-
-SYNONYMS = {
-    "model_type": ("model_type",),
-    "num_hidden_layers": ("num_hidden_layers", "n_layers", "num_layers"),
-    "hidden_size": ("hidden_size", "d_model", "n_embd"),
-    "intermediate_size": ("intermediate_size", "ffn_hidden_size"),
-    "moe_intermediate_size": ("moe_intermediate_size", "expert_intermediate_size", "routed_expert_hidden_size"),
-    "num_attention_heads": ("num_attention_heads", "n_heads", "n_head"),
-    "num_key_value_heads": ("num_key_value_heads", "num_kv_heads", "n_kv_heads", "multi_query_group_num"),
-    "head_dim": ("head_dim", "attention_head_dim"),
-    "n_routed_experts": ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts"),
-    "n_shared_experts": ("n_shared_experts", "num_shared_experts", "shared_experts"),
-    "num_experts_per_tok": ("num_experts_per_tok", "num_experts_per_token", "experts_per_token", "moe_topk",
-                            "top_k_experts", "moe_k"),
-    "max_position_embeddings": ("max_position_embeddings", "max_sequence_length", "seq_length"),
-    "vocab_size": ("vocab_size",),
-}
 
 HEADER = f"""\
 # GENERATED FILE - do not edit by hand.
@@ -102,74 +86,6 @@ HEADER = f"""\
 # Field names and the config keys they are read from: see the docstring of tools/gen_model_configs.py.
 # Hand-transcribed configs of models aiconfigurator lacks live in rules/model_configs_extra.yaml.
 """
-
-
-def _first(cfgs: list[dict], names: tuple[str, ...]):
-    for cfg in cfgs:
-        for name in names:
-            value = cfg.get(name)
-            if value is not None and not isinstance(value, (dict, list)):
-                return value
-    return None
-
-
-def _int(value):
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _quantization(cfgs: list[dict], hf_quant: dict | None) -> dict | None:
-    for cfg in cfgs:
-        q = cfg.get("quantization_config")
-        if isinstance(q, dict):
-            break
-    else:
-        q = (hf_quant or {}).get("quantization") if isinstance(hf_quant, dict) else None
-    if not isinstance(q, dict):
-        return None
-    algo, method = q.get("quant_algo"), q.get("quant_method")
-    if not algo and isinstance(hf_quant, dict):
-        algo = (hf_quant.get("quantization") or {}).get("quant_algo")
-    chosen = algo if algo and method in (None, "modelopt") else (method or algo)
-    block = q.get("weight_block_size")
-    return {"method": str(chosen).lower() if chosen else None,
-            "weight_block_size": list(block) if isinstance(block, list) else None}
-
-
-def _rope_scaling(cfgs: list[dict]):
-    for cfg in cfgs:
-        rs = cfg.get("rope_scaling")
-        if isinstance(rs, dict):
-            return rs
-    for cfg in cfgs:
-        rp = cfg.get("rope_parameters")
-        if isinstance(rp, dict) and rp.get("rope_type") not in (None, "default"):
-            return rp
-    return None
-
-
-def facts(config: dict, hf_quant: dict | None = None) -> dict:
-    """The normalized fields (see the module docstring) of one config.json."""
-    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else None
-    cfgs = [text, config] if text else [config]
-    out: dict = {}
-    for field in FIELDS:
-        if field in SYNONYMS:
-            value = _first(cfgs, SYNONYMS[field])
-            out[field] = value if field == "model_type" else _int(value)
-    out["rope_scaling"] = _rope_scaling(cfgs)
-    out["mla"] = any(_int(c.get("kv_lora_rank")) for c in cfgs)
-    out["sliding_window"] = _int(_first(cfgs, ("sliding_window", "sliding_window_size")))
-    layer_types = next((c["layer_types"] for c in cfgs if isinstance(c.get("layer_types"), list)), None)
-    if layer_types is not None:
-        counts: dict[str, int] = {}
-        for t in layer_types:
-            counts[str(t)] = counts.get(str(t), 0) + 1
-        layer_types = counts
-    out["layer_types"] = layer_types
-    usw = next((c["use_sliding_window"] for c in cfgs if isinstance(c.get("use_sliding_window"), bool)), None)
-    out["use_sliding_window"] = usw
-    out["quantization"] = _quantization(cfgs, hf_quant)
-    return {field: out[field] for field in FIELDS}
 
 
 def generate(wheel: Path) -> str:

@@ -7,12 +7,17 @@ know; rules then stay silent rather than guess.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from .hfconfig import FIELDS as CONFIG_FIELDS
+from .hfconfig import facts as config_facts
 
 
 def data_dir(name: str) -> Path:
@@ -64,6 +69,21 @@ def _shape_problem(data: dict) -> str | None:
     models = data.get("models", [])
     if not isinstance(models, list) or not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in models):
         return "models must be a list of {id, family, moe, source, ...}"
+    for m in models:
+        if not isinstance(m.get("aliases") or [], list) or not all(isinstance(a, str) for a in m.get("aliases") or []):
+            return f"models: {m['id']}: aliases must be a list of repo ids"
+        if m.get("base") is not None and not isinstance(m.get("base"), str):
+            return f"models: {m['id']}: base must be a repo id"
+        for key in ("num_attention_heads", "num_key_value_heads", "num_hidden_layers", "hidden_size",
+                    "max_position_embeddings", "n_routed_experts", "num_experts_per_tok", "head_dim"):
+            value = m.get(key)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
+                return f"models: {m['id']}: {key} must be a positive integer"
+        for key in ("moe", "mla"):
+            if m.get(key) is not None and not isinstance(m.get(key), bool):
+                return f"models: {m['id']}: {key} must be true or false"
+        if m.get("quantization") is not None and not isinstance(m.get("quantization"), dict):
+            return f"models: {m['id']}: quantization must be {{method, weight_block_size}} or null"
     parsers = data.get("parsers", {})
     if not isinstance(parsers, dict) or not all(
             isinstance(kinds, dict) and all(k in ("reasoning", "tool_call") and isinstance(names, dict)
@@ -139,6 +159,191 @@ class Knowledge:
                 table[alias.lower()] = entry
         return table
 
+    @cached_property
+    def _by_name(self) -> dict[str, list[dict]]:
+        """Curated entries by repo name without the org (``deepseek-r1``), for org mirrors."""
+        table: dict[str, list[dict]] = {}
+        for key, entry in self._models.items():
+            bucket = table.setdefault(key.rsplit("/", 1)[-1], [])
+            if entry not in bucket:
+                bucket.append(entry)
+        return table
+
+    @cached_property
+    def model_configs(self) -> dict[str, dict]:
+        """Config facts by lower-cased repo id: rules/model_configs.yaml (generated from
+        aiconfigurator-core), then rules/model_configs_extra.yaml (hand-transcribed) for ids the
+        first lacks, then config facts the user's knowledge files give on their models."""
+        table: dict[str, dict] = {}
+        for name in ("model_configs.yaml", "model_configs_extra.yaml"):
+            for repo_id, entry in ((_load(name) or {}).get("models") or {}).items():
+                if isinstance(entry, dict):
+                    table.setdefault(str(repo_id).lower(), dict(entry, config_id=str(repo_id)))
+        return table
+
+    def _config_for(self, *ids: str | None) -> dict:
+        for repo_id in ids:
+            if isinstance(repo_id, str) and repo_id.lower() in self.model_configs:
+                return self.model_configs[repo_id.lower()]
+        return {}
+
+    def _curated(self, model_id: str, bare: bool = False) -> tuple[dict | None, str]:
+        """(curated entry, how it was found) for an id or an org mirror of it (``bare``: also
+        for a repo name without org); (None, '') when nothing matches."""
+        key = model_id.lower()
+        if key in self._models:
+            entry = self._models[key]
+            return entry, ("exact" if entry["id"].lower() == key else "alias")
+        name = key.rsplit("/", 1)[-1]
+        if _REPO_ID.fullmatch(key) or (bare and "/" not in key):
+            found = self._by_name.get(name) or []
+            if len(found) == 1:
+                return found[0], "mirror"
+        return None, ""
+
+    def _resolve(self, model_id: str) -> tuple[dict | None, dict, list[str], str | None]:
+        """(curated entry or None, config facts, resolution steps, precision the id's suffix implies)."""
+        steps: list[str] = []
+        entry, how = self._curated(model_id)
+        precision = None
+        current = model_id
+        while entry is None:
+            stripped, implied = strip_quant_suffix(current)
+            if stripped is None:
+                break
+            precision = precision or implied
+            steps.append(f"{current} -> {stripped} (quantized re-upload suffix, {implied or 'precision unknown'})")
+            current = stripped
+            entry, how = self._curated(current)
+        if entry is not None and how == "mirror":
+            steps.append(f"{current} -> {entry['id']} (same repo name under another org)")
+        elif entry is not None and how == "alias":
+            steps.append(f"{current} -> {entry['id']} (alias listed in rules/models.yaml)")
+        # the most specific published config: the id itself, then its curated entry, aliases, base
+        config = self._config_for(model_id, current)
+        if not config and entry is not None:
+            config = self._config_for(entry["id"], *(entry.get("aliases") or []), entry.get("base"))
+        if entry is None and config:
+            steps = [f"{model_id}: config.json facts only ({config.get('source')})"]
+        return entry, config, steps, precision
+
+    def model(self, model_id: str | None) -> dict | None:
+        """Entry for a Hugging Face repo id, flat: the curated fields of rules/models.yaml (family,
+        moe, checkpoint_precision, reasoning, tool_call_format, source, ...) merged with the
+        config.json facts of rules/model_configs.yaml / model_configs_extra.yaml (num_attention_heads,
+        num_key_value_heads, max_position_embeddings, quantization, ...; curated values win).
+
+        Resolves, case-insensitively: ids and aliases; quantized re-uploads (``-FP8``,
+        ``-FP8-dynamic``, ``-NVFP4``, ``-FP4``, ``-MXFP4``, ``-AWQ``, ``-GPTQ-Int4``, ``-W4A16``,
+        ``-quantized.w4a16``, ...; see :func:`strip_quant_suffix`); org mirrors (``unsloth/X``,
+        ``RedHatAI/X``, ``nvidia/X`` for a curated ``<org>/X`` when exactly one has that name);
+        curated ``base:`` links (a fine-tune inherits its base's facts it does not state).
+        The entry's ``id`` is the curated id; ``requested_id`` is what was asked, ``resolved_from``
+        lists the steps taken (empty for a direct hit), and ``checkpoint_precision`` is the
+        precision the requested id's suffix or its own quantization_config implies, else the
+        curated one. An id with only config facts (no curated entry) is returned with
+        ``curated: False``. None when nothing matches."""
+        if not isinstance(model_id, str) or not model_id.strip():
+            return None
+        model_id = _strip_hub_prefix(model_id.strip())
+        cached = self._resolved.get(model_id.lower())
+        if cached is not None or model_id.lower() in self._resolved:
+            return cached
+        entry, config, steps, precision = self._resolve(model_id)
+        result = self._flat(model_id, entry, config, steps, precision)
+        self._resolved[model_id.lower()] = result
+        return result
+
+    @cached_property
+    def _resolved(self) -> dict[str, dict | None]:
+        return {}
+
+    def _flat(self, model_id: str, entry: dict | None, config: dict, steps: list[str],
+              precision: str | None) -> dict | None:
+        if entry is None and not config:
+            return None
+        out: dict = {}
+        base = self._models.get(str((entry or {}).get("base") or "").lower())
+        base_config = self._config_for(base["id"], *(base.get("aliases") or [])) if base else {}
+        for facts in (base_config, config):
+            for key in CONFIG_FIELDS:
+                if facts.get(key) is not None or key not in out:
+                    out[key] = facts.get(key)
+        used = config or base_config
+        out["config_source"] = used.get("source")
+        out["config_url"] = used.get("config_url")
+        if base:
+            out.update({k: v for k, v in base.items() if k not in ("id", "aliases", "source", "note", "base")})
+            steps = [*steps, f"{entry['id']} -> {base['id']} (fine-tune of; facts it does not state are the base's)"]
+        if entry is not None:
+            out.update({k: v for k, v in entry.items() if v is not None or k not in out})
+            out["curated"] = True
+        else:
+            experts = config.get("n_routed_experts")
+            out.update(id=config.get("config_id", model_id), curated=False, family=None,
+                       moe=(experts > 1) if isinstance(experts, int) else None, source=config.get("source"))
+        own = used if used.get("config_id", "").lower() == model_id.lower() else None
+        if precision is None:
+            _, precision = strip_quant_suffix(model_id)
+        if own is None and precision is not None and _precision_of(out.get("quantization")) != precision:
+            # the facts are the base's; its quantization is not this checkpoint's
+            out["quantization"] = {"method": precision.lower(), "weight_block_size": None,
+                                   "inferred_from": f"repo name suffix of {model_id}"}
+        if precision is None and own is not None and entry is not None and own.get("config_id", "").lower() != entry["id"].lower():
+            precision = _precision_of(own.get("quantization"))
+        if precision is not None:
+            out["checkpoint_precision"] = precision
+        elif out.get("checkpoint_precision") is None:
+            out["checkpoint_precision"] = _precision_of(out.get("quantization"))
+        out["requested_id"] = model_id
+        out["resolved_from"] = steps
+        return out
+
+    def model_from_config(self, path: str, root: str, max_bytes: int = 1 << 20) -> dict | None:
+        """Entry for a local model directory named in a launch (``--model-path ./models/foo``),
+        read from its ``config.json`` when that file exists at lint time INSIDE ``root`` (the
+        linted tree): a relative ``path`` is taken from ``root``; a path, or a symlink, that leads
+        outside ``root`` is refused; files over ``max_bytes`` and unparsable JSON are refused;
+        nothing is ever downloaded. The entry has the flat shape of :meth:`model`, with the
+        config facts of the local file (they win over a curated entry found by the directory's
+        name) and ``config_source`` naming the file. None when refused or absent."""
+        if not isinstance(path, str) or not path.strip() or not isinstance(root, str):
+            return None
+        try:
+            top = Path(root).resolve(strict=True)
+            target = Path(path) if os.path.isabs(path) else Path(root) / path
+            config_path = target / "config.json" if not target.name.endswith(".json") else target
+            real = config_path.resolve(strict=True)
+            real.relative_to(top)                       # the file itself lies inside the tree
+            Path(os.path.abspath(config_path)).relative_to(Path(os.path.abspath(root)))  # and so does the name
+            if not real.is_file() or real.stat().st_size > max_bytes:
+                return None
+            with open(real, encoding="utf-8") as fh:
+                config = json.load(fh)
+        except (OSError, ValueError, RecursionError):
+            return None
+        facts = config_facts(config)
+        if facts is None:
+            return None
+        name = config_path.parent.name
+        entry, how = self._curated(name, bare=True) if name else (None, "")
+        if entry is None:
+            stripped, _ = strip_quant_suffix(name)
+            entry, how = self._curated(stripped, bare=True) if stripped else (None, "")
+        curated = self.model(entry["id"]) if entry else None
+        out = dict(curated or {"id": path, "family": None, "curated": False,
+                               "moe": bool(facts.get("n_routed_experts")) if facts.get("n_routed_experts") else None})
+        out.update({k: v for k, v in facts.items()})
+        out["config_source"] = f"local config.json: {os.path.relpath(real, top)}"
+        out["config_url"] = None
+        out["source"] = out.get("source") or out["config_source"]
+        out["requested_id"] = path
+        out["resolved_from"] = [f"{path}: local config.json"] + (
+            [f"directory name {name} -> {entry['id']} ({how})"] if entry else [])
+        if facts.get("quantization"):
+            out["checkpoint_precision"] = _precision_of(facts["quantization"]) or out.get("checkpoint_precision")
+        return out
+
     def accelerator(self, name: str | None) -> dict | None:
         """Entry for an accelerator name as written in a manifest (``B300``, ``RTX 6000D``)."""
         if not isinstance(name, str):
@@ -149,11 +354,6 @@ class Knowledge:
         """Canonical accelerator names, sorted."""
         return sorted({e["name"] for e in self._accelerators.values()})
 
-    def model(self, model_id: str | None) -> dict | None:
-        """Entry for a Hugging Face id (case-insensitive, aliases included), or None."""
-        if not isinstance(model_id, str):
-            return None
-        return self._models.get(model_id.strip().lower())
 
     @cached_property
     def flag_registries(self) -> dict[str, FlagRegistry]:
@@ -167,6 +367,71 @@ class Knowledge:
         entry = self.parsers.get(engine) or {}
         reg = entry.get(kind)
         return reg if isinstance(reg, dict) and reg else None
+
+
+_REPO_ID = re.compile(r"[a-z0-9][a-z0-9_.-]*/[a-z0-9_.-]+")   # org/name, lower-cased; not a path
+_HUB_PREFIX = re.compile(r"^(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/", re.I)
+
+
+def _strip_hub_prefix(model_id: str) -> str:
+    return _HUB_PREFIX.sub("", model_id).rstrip("/")
+
+
+# Quantized re-upload suffixes (at the end of the repo name) and the checkpoint precision each
+# implies. Names as published by NVIDIA ModelOpt (-FP8, -FP4, -NVFP4), RedHatAI / neuralmagic
+# llm-compressor (-FP8-dynamic, -quantized.w4a16, -W8A8), Qwen (-FP8, -AWQ, -GPTQ-Int4/Int8),
+# unsloth (-bnb-4bit, -GGUF) and others.
+_QUANT_SUFFIXES: tuple[tuple[str, str | None], ...] = (
+    (r"fp8(?:[-_.](?:dynamic|static|block|blockwise|e4m3|kv|per[-_]?tensor|per[-_]?channel|perchannel|pertensor|hf|torchao))*", "FP8"),
+    (r"w8a8[-_.]fp8", "FP8"),
+    (r"nvfp4(?:[-_.](?:dynamic|static|kv|fp8kv|v\d+))*", "NVFP4"),
+    (r"mxfp4(?:[-_.](?:moe|dynamic))*", "MXFP4"),
+    (r"fp4", "FP4"),
+    (r"awq(?:[-_.]int4)?", "INT4"),
+    (r"gptq(?:[-_.]int4)?", "INT4"),
+    (r"gptq[-_.]int8", "INT8"),
+    (r"int4(?:[-_.]awq)?", "INT4"),
+    (r"int8", "INT8"),
+    (r"(?:quantized[-_.])?w4a16(?:[-_.]g\d+)?", "INT4"),
+    (r"(?:quantized[-_.])?w8a16", "INT8"),
+    (r"(?:quantized[-_.])?w8a8", "INT8"),
+    (r"(?:quantized[-_.])?w4a8", "INT4"),
+    (r"(?:unsloth[-_.])?bnb[-_.]4bit", "NF4"),
+    (r"gguf", "GGUF"),
+    (r"(?:mlx[-_.])?4[-_]?bit", "INT4"),
+    (r"(?:mlx[-_.])?8[-_]?bit", "INT8"),
+    (r"bf16", "BF16"),
+    (r"fp16", "FP16"),
+)
+_QUANT_RE = [(re.compile(r"^(?P<base>.+?)[-_.](?:" + pat + r")$", re.I), prec) for pat, prec in _QUANT_SUFFIXES]
+
+
+def strip_quant_suffix(model_id: str) -> tuple[str | None, str | None]:
+    """(``model_id`` without one quantized re-upload suffix, the precision it implies), or
+    (None, None) when the name has no such suffix. ``nvidia/DeepSeek-R1-FP4`` ->
+    (``nvidia/DeepSeek-R1``, ``FP4``); ``RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic`` ->
+    (``RedHatAI/Llama-3.3-70B-Instruct``, ``FP8``)."""
+    if not isinstance(model_id, str):
+        return None, None
+    org, slash, name = model_id.rpartition("/")
+    for pattern, precision in _QUANT_RE:
+        m = pattern.match(name)
+        if m:
+            if precision == "FP4" and org.lower() == "nvidia":
+                precision = "NVFP4"   # NVIDIA's -FP4 re-uploads are ModelOpt NVFP4 checkpoints
+            return org + slash + m.group("base"), precision
+    return None, None
+
+
+_METHOD_PRECISION = {"fp8": "FP8", "nvfp4": "NVFP4", "mxfp4": "MXFP4", "w4a16_nvfp4": "NVFP4",
+                     "awq": "INT4", "gptq": "INT4", "fbgemm_fp8": "FP8", "modelopt_fp4": "NVFP4"}
+
+
+def _precision_of(quantization: Any) -> str | None:
+    """Checkpoint precision a normalized ``quantization`` {method, ...} names, or None."""
+    if not isinstance(quantization, dict):
+        return None
+    return _METHOD_PRECISION.get(str(quantization.get("method") or "").lower())
 
 
 class FlagRegistry:

@@ -33,14 +33,14 @@ LAUNCHERS_HINT = "sglang serve, python3 -m sglang.launch_server, vllm serve, trt
 def _model_gaps(ctx: Context) -> None:
     declared = ctx.declared("model") if ctx.sub.has_manifest else None
     if declared is not None and isinstance(declared.value, str) and declared.value:
-        if ctx.kb.model(declared.value) is None:
+        if ctx.model(declared.value) is None:
             ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
                             f"model '{declared.value}' is not in the knowledge base; add it with --knowledge",
                             declared.span)
         return
     for p in ctx.deployment.engine_processes():
         model = p.settings.get("model")
-        if model is not None and isinstance(model.value, str) and ctx.kb.model(model.value) is None \
+        if model is not None and isinstance(model.value, str) and ctx.model(model.value) is None \
                 and "<" not in model.value:
             ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
                             f"model '{model.value}' is not in the knowledge base; add it with --knowledge",

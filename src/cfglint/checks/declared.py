@@ -67,8 +67,8 @@ def _vllm_ep(p: Process) -> Located | None:
 def _same_model(ctx: Context, a: str, b: str) -> bool:
     if a.lower() == b.lower():
         return True
-    ea, eb = ctx.kb.model(a), ctx.kb.model(b)
-    return ea is not None and ea is eb
+    ea, eb = ctx.model(a), ctx.model(b)
+    return ea is not None and eb is not None and ea["id"] == eb["id"]
 
 
 @rule("TOP002", "declared-vs-launched", "error",

@@ -29,7 +29,7 @@ def _unconfirmed(kb: Knowledge, registry: str, kind: str, name: str) -> bool:
 
 def _model_family(ctx: Context, ref_model: str | None) -> tuple[str | None, str | None]:
     for candidate in (ref_model, ctx.manifest.get("model") if ctx.sub.has_manifest else None):
-        entry = ctx.kb.model(candidate) if isinstance(candidate, str) else None
+        entry = ctx.model(candidate) if isinstance(candidate, str) else None
         if entry and entry.get("family"):
             return entry["family"], entry["id"]
     return None, None
