@@ -132,7 +132,7 @@ def test_prs002_generic_tool_parser_for_deepseek(tmp_path):
     assert only(lint(d), "PRS002") == []  # the recipe's deepseek_v32 parses V3.2's tool calls
     line = replace_once(d / "run.sh", "--tool-call-parser deepseek_v32", "--tool-call-parser hermes")
     found = only(lint(d), "PRS002")
-    assert [(f[2], f[3]) for f in found] == [(line, 24)]
+    assert [(f[2], f[3]) for f in found] == [(line, 23)]
     want = entry["tool_call_format"] if isinstance(entry["tool_call_format"], list) else [entry["tool_call_format"]]
     assert "tool-call parser 'hermes' (--tool-call-parser) parses hermes markup" in found[0][4]
     assert f"deepseek-ai/DeepSeek-V3.2 emits {' / '.join(want)}" in found[0][4]
@@ -162,16 +162,38 @@ def test_prs004_auto_tool_choice_without_parser(tmp_path):
 
 
 def test_prs004_reasoning_model_without_reasoning_parser(tmp_path):
-    entry = need("moonshotai/Kimi-K3", "reasoning")
-    if entry["reasoning"] != "always" and entry.get("thinking_default") is not True:
-        pytest.skip("the knowledge base does not record Kimi K3 as thinking by default")
-    d = copy_submission(KIMI_B300, tmp_path)
-    assert only(lint(d), "PRS004") == []
-    replace_once(d / "run.sh", "--reasoning-parser kimi_k3 ", "")
+    # DeepSeek-R1-0528 always reasons; the DeepSeek-V4-Pro H200 launch sets no --reasoning-parser
+    entry = need("nvidia/DeepSeek-R1-0528-FP4", "reasoning", "reasoning_format")
+    assert entry["reasoning"] == "always"
+    d = copy_submission(DSV4_H200, tmp_path)
+    replace_once(d / "run.sh", "--model-path deepseek-ai/DeepSeek-V4-Pro", "--model-path nvidia/DeepSeek-R1-0528-FP4")
     found = only(lint(d), "PRS004")
-    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", 3, 27)]
-    assert "moonshotai/Kimi-K3" in found[0][4] and "no reasoning parser" in found[0][4]
-    assert "add --reasoning-parser kimi_k3" in found[0][4]
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", 4, 3)]
+    assert "deepseek-ai/DeepSeek-R1-0528 always reasons but the SGLang launch has no reasoning parser" in found[0][4]
+    assert "add --reasoning-parser deepseek-r1" in found[0][4]
+    replace_once(d / "run.sh", "--tp 8 ", "--tp 8 --reasoning-parser deepseek-r1 ")
+    assert only(lint(d), "PRS004") == []
+
+
+def test_prs004_gpt_oss_on_trtllm_needs_no_parser():
+    # trtllm-serve splits gpt-oss harmony channels itself: the published recipe sets no parser
+    from support import EXAMPLES
+    found = lint(EXAMPLES / "recipes" / "trtllm-gpt-oss-120b-b200-dep8-throughput", coverage=True)
+    assert need("openai/gpt-oss-120b", "reasoning")["reasoning"] == "always"
+    assert only(found, "PRS004") == [] and not any("PRS004" in f[4] for f in found)
+
+
+def test_prs002_family_fallback_without_format_data(tmp_path):
+    entry = need("mistralai/Mixtral-8x7B-Instruct-v0.1", "family")
+    assert entry.get("tool_call_format") is None  # no format data: families are compared
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    replace_once(d / "run.sh", "vllm serve deepseek-ai/DeepSeek-V3.2", "vllm serve mistralai/Mixtral-8x7B-Instruct-v0.1")
+    line = replace_once(d / "run.sh", "--tool-call-parser deepseek_v32", "--tool-call-parser llama3_json")
+    found = sorted(only(lint(d), "PRS002"))
+    # the tool parser, and the recipe's deepseek_v3 reasoning parser (two lines below) as well
+    assert [(f[2], f[3]) for f in found] == [(line, 23), (line + 2, 23)]
+    assert "is for llama models, but the model mistralai/Mixtral-8x7B-Instruct-v0.1 is mistral" in found[0][4]
+    assert "vLLM parsers for mistral: mistral" in found[0][4]
 
 
 # -- HW001 with the MoE runner flag absent -----------------------------------------------------
