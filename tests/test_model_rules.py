@@ -256,3 +256,14 @@ def test_top002_fp8_checkpoint_declared_bf16(tmp_path):
     # declared right, or quantized at load time with --quantization: no finding on the checkpoint
     replace_once(d / "submission.yaml", "precision: BF16", "precision: FP8")
     assert only(lint(d), "TOP002") == []
+
+
+def test_hw002_sglang_fa3_on_blackwell(tmp_path):
+    d = copy_submission(DSV4_H200, tmp_path)
+    line = replace_once(d / "run.sh", "--moe-runner-backend marlin", "--moe-runner-backend marlin --attention-backend fa3")
+    assert only(lint(d), "HW002") == []  # H200 (sm90) has FlashAttention 3
+    replace_once(d / "submission.yaml", "accelerator: H200", "accelerator: B200")
+    found = only(lint(d), "HW002")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 53)]
+    assert "fa3 on B200 (sm100" in found[0][4] and "requires SM>=80 and SM<=90" in found[0][4]
+    assert "use --attention-backend flashinfer" in found[0][4]
