@@ -252,8 +252,10 @@ def test_top002_fp8_checkpoint_declared_bf16(tmp_path):
     found = only(lint(d), "TOP002")
     assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", 1, 12)]
     assert "serves the FP8 checkpoint Qwen/Qwen3.5-397B-A17B-FP8 without --quantization" in found[0][4]
-    assert f"declares precision: BF16" in found[0][4]
-    # declared right, or quantized at load time with --quantization: no finding on the checkpoint
+    assert f"declares precision: BF16 ({d / 'submission.yaml'}:{line})" in found[0][4]
+    # quantized at load time: --quantization decides what is served, not the checkpoint
+    replace_once(d / "run.sh", "-dp 8 \\", "-dp 8 --quantization fp8 \\")
+    assert not any("serves the FP8 checkpoint" in f[4] for f in only(lint(d), "TOP002"))
     replace_once(d / "submission.yaml", "precision: BF16", "precision: FP8")
     assert only(lint(d), "TOP002") == []
 

@@ -167,7 +167,6 @@ def _heads(ctx: Context, p, tp: int, tp_loc):
         else:
             dp = as_int(p.settings["dp"].value) if "dp" in p.settings else 1
             attn_tp = tp // dp if dp and tp % dp == 0 else tp
-    span = tp_loc.span if tp_loc is not None else None
     if heads is None and tp_loc is not None and tp > 1:
         ctx.not_checked("attention-head divisibility (TOP004)",
                         f"the knowledge base has no num_attention_heads for {name}", where.span if where else None)
@@ -183,7 +182,7 @@ def _heads(ctx: Context, p, tp: int, tp_loc):
                                 f"{name}: each rank must hold whole KV heads or an equal share of replicas"
                                 f"{'; use TP ' + ' / '.join(map(str, good)) if good else ''}", tp_loc.span)
         return
-    yield from _blocks(ctx, p, entry, tp, tp_loc, span)
+    yield from _blocks(p, entry, tp, tp_loc)
 
 
 def _moe_tp(p, tp: int) -> tuple[int | None, str, str]:
@@ -208,7 +207,7 @@ def _moe_tp(p, tp: int) -> tuple[int | None, str, str]:
     return None, "", ""
 
 
-def _blocks(ctx: Context, p, entry: dict, tp: int, tp_loc, span):
+def _blocks(p, entry: dict, tp: int, tp_loc):
     """Every TP shard of a block-quantized FP8 linear must be a whole number of blocks."""
     block = block_size(entry)
     if block is None or p.engine not in ("vllm", "sglang"):
