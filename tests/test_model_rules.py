@@ -269,3 +269,14 @@ def test_hw002_sglang_fa3_on_blackwell(tmp_path):
     assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 53)]
     assert "fa3 on B200 (sm100" in found[0][4] and "requires SM>=80 and SM<=90" in found[0][4]
     assert "use --attention-backend flashinfer" in found[0][4]
+
+
+def test_mem002_trtllm_max_seq_len_is_lowered(tmp_path):
+    need("deepseek-ai/DeepSeek-V4-Pro", "max_position_embeddings", "rope_scaling")
+    d = copy_submission("nvidia/deepseek-v4-pro/gb300-dynamo-trtllm-6p1d", tmp_path)
+    assert only(lint(d), "MEM002") == []
+    line = replace_once(d / "gen_config.yaml", "max_seq_len: 131072", "max_seq_len: 2097152")
+    found = only(lint(d), "MEM002")
+    assert [(f[1], f[2], f[3]) for f in found] == [("gen_config.yaml", line, 14)]
+    assert "max_seq_len 2097152 is longer than the 1048576 tokens deepseek-ai/DeepSeek-V4-Pro supports" in found[0][4]
+    assert "TensorRT-LLM silently lowers max_seq_len" in found[0][4] and "TLLM_ALLOW_LONG_MAX_MODEL_LEN=1" in found[0][4]
