@@ -258,3 +258,30 @@ def test_every_accelerator_has_arch_memory_per_node_and_source():
                        ("H20", "sm90"), ("H800", "sm90"), ("A800", "sm80"), ("MI250X", "gfx90a"), ("MI300A", "gfx942"),
                        ("MI325X", "gfx942"), ("Gaudi 2", "gaudi2"), ("Gaudi 3", "gaudi3")]:
         assert kb.accelerator(name)["arch"] == arch, name
+
+
+def test_coverage_note_for_config_only_model_and_local_model_directory(tmp_path):
+    """A model known only by its config.json is reported as lacking a curated entry; a local
+    model directory inside the submission is read, and an absent one is reported unknown."""
+    import json
+
+    from support import copy_submission, lint, only, replace_once
+
+    rel = "recipes/dynamo-trtllm-qwen3-0.6b-disagg-1p1d"
+    control = copy_submission(rel, tmp_path / "control")
+    assert only(lint(control, coverage=True), "COV001") == []
+
+    d = copy_submission(rel, tmp_path / "config-only")
+    replace_once(d / "submission.yaml", "model: Qwen/Qwen3-0.6B", "model: XiaomiMiMo/MiMo-7B-Base")
+    notes = only(lint(d, coverage=True), "COV001")
+    assert len(notes) == 1 and notes[0][1:4] == ("submission.yaml", 1, 1)
+    assert "XiaomiMiMo/MiMo-7B-Base" in notes[0][4] and "no curated entry" in notes[0][4]
+
+    d = copy_submission(rel, tmp_path / "local")
+    replace_once(d / "submission.yaml", "model: Qwen/Qwen3-0.6B", "model: ./models/Qwen3-0.6B")
+    notes = only(lint(d, coverage=True), "COV001")
+    assert len(notes) == 1 and "'./models/Qwen3-0.6B' is not in the knowledge base" in notes[0][4]
+    (d / "models" / "Qwen3-0.6B").mkdir(parents=True)
+    (d / "models" / "Qwen3-0.6B" / "config.json").write_text(json.dumps(
+        {"model_type": "qwen3", "num_attention_heads": 16, "num_key_value_heads": 8, "num_hidden_layers": 28}))
+    assert only(lint(d, coverage=True), "COV001") == []

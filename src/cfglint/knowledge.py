@@ -173,7 +173,8 @@ class Knowledge:
     def model_configs(self) -> dict[str, dict]:
         """Config facts by lower-cased repo id: rules/model_configs.yaml (generated from
         aiconfigurator-core), then rules/model_configs_extra.yaml (hand-transcribed) for ids the
-        first lacks, then config facts the user's knowledge files give on their models."""
+        first lacks. (A user's knowledge file states config facts on its model entries directly;
+        entry values win over these.)"""
         table: dict[str, dict] = {}
         for name in ("model_configs.yaml", "model_configs_extra.yaml"):
             for repo_id, entry in ((_load(name) or {}).get("models") or {}).items():
@@ -207,7 +208,9 @@ class Knowledge:
         entry, how = self._curated(model_id)
         precision = None
         current = model_id
-        while entry is None:
+        for _ in range(4):   # e.g. -Instruct-FP8-dynamic: a few suffixes at most
+            if entry is not None:
+                break
             stripped, implied = strip_quant_suffix(current)
             if stripped is None:
                 break
@@ -243,16 +246,15 @@ class Knowledge:
         precision the requested id's suffix or its own quantization_config implies, else the
         curated one. An id with only config facts (no curated entry) is returned with
         ``curated: False``. None when nothing matches."""
-        if not isinstance(model_id, str) or not model_id.strip():
-            return None
+        if not isinstance(model_id, str) or not model_id.strip() or len(model_id) > 300:
+            return None   # Hub ids are at most 96 characters per part; longer text is not an id
         model_id = _strip_hub_prefix(model_id.strip())
-        cached = self._resolved.get(model_id.lower())
-        if cached is not None or model_id.lower() in self._resolved:
-            return cached
-        entry, config, steps, precision = self._resolve(model_id)
-        result = self._flat(model_id, entry, config, steps, precision)
-        self._resolved[model_id.lower()] = result
-        return result
+        key = model_id.lower()
+        if key not in self._resolved:
+            entry, config, steps, precision = self._resolve(model_id)
+            self._resolved[key] = self._flat(model_id, entry, config, steps, precision)
+        result = self._resolved[key]
+        return dict(result) if result is not None else None   # callers may not change the cache
 
     @cached_property
     def _resolved(self) -> dict[str, dict | None]:
@@ -273,7 +275,8 @@ class Knowledge:
         out["config_source"] = used.get("source")
         out["config_url"] = used.get("config_url")
         if base:
-            out.update({k: v for k, v in base.items() if k not in ("id", "aliases", "source", "note", "base")})
+            out.update({k: v for k, v in base.items()
+                        if k not in ("id", "aliases", "source", "note", "base", "draft_models", "related")})
             steps = [*steps, f"{entry['id']} -> {base['id']} (fine-tune of; facts it does not state are the base's)"]
         if entry is not None:
             out.update({k: v for k, v in entry.items() if v is not None or k not in out})
@@ -285,10 +288,12 @@ class Knowledge:
         own = used if used.get("config_id", "").lower() == model_id.lower() else None
         if precision is None:
             _, precision = strip_quant_suffix(model_id)
-        if own is None and precision is not None and _precision_of(out.get("quantization")) != precision:
-            # the facts are the base's; its quantization is not this checkpoint's
-            out["quantization"] = {"method": precision.lower(), "weight_block_size": None,
-                                   "inferred_from": f"repo name suffix of {model_id}"}
+        if (own is None or out.get("quantization") is None) and precision is not None \
+                and _precision_of(out.get("quantization")) != precision:
+            # the facts are the base's (or the config read lacks it): say what the name implies
+            out["quantization"] = None if precision in ("BF16", "FP16") else {
+                "method": precision.lower(), "weight_block_size": None,
+                "inferred_from": f"repo name suffix of {model_id}"}
         if precision is None and own is not None and entry is not None and own.get("config_id", "").lower() != entry["id"].lower():
             precision = _precision_of(own.get("quantization"))
         if precision is not None:
@@ -307,7 +312,7 @@ class Knowledge:
         nothing is ever downloaded. The entry has the flat shape of :meth:`model`, with the
         config facts of the local file (they win over a curated entry found by the directory's
         name) and ``config_source`` naming the file. None when refused or absent."""
-        if not isinstance(path, str) or not path.strip() or not isinstance(root, str):
+        if not isinstance(path, str) or not path.strip() or not isinstance(root, str) or len(path) > 4096:
             return None
         try:
             top = Path(root).resolve(strict=True)

@@ -98,15 +98,14 @@ class Context:
         return name, self.kb.accelerator(name), self.declared("system", "accelerator")
 
     def model(self, model_id: Any) -> dict | None:
-        """Knowledge-base entry for a served model: a Hugging Face id (or a derived checkpoint of
-        one, see Knowledge.model), else a local model directory whose config.json is inside the
-        linted tree (Knowledge.model_from_config). None when neither is known."""
+        """Knowledge-base entry for a served model: a local model directory whose config.json is
+        inside the linted tree (Knowledge.model_from_config), else a Hugging Face id or a derived
+        checkpoint of one (Knowledge.model). None when neither is known."""
         if not isinstance(model_id, str):
             return None
-        entry = self.kb.model(model_id)
-        if entry is None and self.sub.root:
-            entry = self.kb.model_from_config(model_id, self.sub.root)
-        return entry
+        # as the engines do: a directory that exists is loaded from disk, else the id is a Hub id
+        local = self.kb.model_from_config(model_id, self.sub.root) if self.sub.root else None
+        return local or self.kb.model(model_id)
 
     def roles(self) -> list[tuple[int, dict]]:
         serving = self.manifest.get("serving")

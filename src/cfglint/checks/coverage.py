@@ -30,21 +30,26 @@ register(
 LAUNCHERS_HINT = "sglang serve, python3 -m sglang.launch_server, vllm serve, trtllm-serve, python3 -m dynamo.<engine>"
 
 
+def _model_gap(ctx: Context, value: str, span) -> None:
+    entry = ctx.model(value)
+    if entry is None:
+        ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
+                        f"model '{value}' is not in the knowledge base; add it with --knowledge", span)
+    elif not entry.get("family"):
+        ctx.not_checked("parser-family checks",
+                        f"model '{value}' has config.json facts but no curated entry (family, reasoning and "
+                        f"tool-call format) in rules/models.yaml; add it with --knowledge", span)
+
+
 def _model_gaps(ctx: Context) -> None:
     declared = ctx.declared("model") if ctx.sub.has_manifest else None
     if declared is not None and isinstance(declared.value, str) and declared.value:
-        if ctx.model(declared.value) is None:
-            ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
-                            f"model '{declared.value}' is not in the knowledge base; add it with --knowledge",
-                            declared.span)
+        _model_gap(ctx, declared.value, declared.span)
         return
     for p in ctx.deployment.engine_processes():
         model = p.settings.get("model")
-        if model is not None and isinstance(model.value, str) and ctx.model(model.value) is None \
-                and "<" not in model.value:
-            ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
-                            f"model '{model.value}' is not in the knowledge base; add it with --knowledge",
-                            model.span)
+        if model is not None and isinstance(model.value, str) and "<" not in model.value:
+            _model_gap(ctx, model.value, model.span)
 
 
 def _accelerator_gaps(ctx: Context) -> None:
