@@ -280,3 +280,14 @@ def test_mem002_trtllm_max_seq_len_is_lowered(tmp_path):
     assert [(f[1], f[2], f[3]) for f in found] == [("gen_config.yaml", line, 14)]
     assert "max_seq_len 2097152 is longer than the 1048576 tokens deepseek-ai/DeepSeek-V4-Pro supports" in found[0][4]
     assert "TensorRT-LLM silently lowers max_seq_len" in found[0][4] and "TLLM_ALLOW_LONG_MAX_MODEL_LEN=1" in found[0][4]
+
+
+def test_top004_vllm_dcp_needs_tp_above_kv_heads(tmp_path):
+    entry = need("Qwen/Qwen3.5-397B-A17B-FP8", "num_attention_heads", "num_key_value_heads")
+    assert (entry["num_key_value_heads"], entry.get("mla")) == (2, False)
+    d = copy_submission(QWEN35_VLLM, tmp_path)
+    line = replace_once(d / "run.sh", "  -dp 8 \\", "  -dp 8 -dcp 2 \\")
+    found = only(lint(d), "TOP004")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 14)]
+    assert "decode context parallel size 2 needs TP above the 2 KV heads (TP 1)" in found[0][4]
+    assert "vLLM refuses to start" in found[0][4]

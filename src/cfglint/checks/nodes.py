@@ -89,14 +89,17 @@ def check_nodes(ctx: Context):
       "shard of its linears to be a whole number of blocks: the MoE experts are split over the "
       "MoE TP ranks (vLLM: TP x DP without --enable-expert-parallel, 1 with it; SGLang: TP / "
       "EP), so a 1536-wide moe_intermediate_size at MoE TP 8 gives 192-wide shards and the "
-      "engine refuses to load; use a smaller TP or expert parallelism. Engines reject all "
+      "engine refuses to load; use a smaller TP or expert parallelism. vLLM decode context "
+      "parallelism on a GQA model needs TP above the KV heads, DCP <= TP / KV heads and DCP "
+      "dividing the query heads per KV head. Engines reject all "
       "of these combinations at start-up.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (dp attention, ep and dcp size checks)",
        "rules/models.yaml (num_attention_heads, num_key_value_heads, moe_intermediate_size, "
        "quantization.weight_block_size from each model's config.json)",
        "vllm-project/vllm vllm/config/model.py @ 0052a5b818980ce8a0477706aaf9f75bd5af72cd "
        "(ModelConfig.verify_with_parallel_config: 'Total number of attention heads (..) must be "
-       "divisible by tensor parallel size (..)')",
+       "divisible by tensor parallel size (..)'; decode context parallel for GQA: TP > KV heads, "
+       "DCP <= TP // KV heads, query heads per KV head divisible by DCP)",
        "vllm-project/vllm vllm/model_executor/layers/linear.py @ 9e109c9887e38c51fc16b0da89760c5bd7c293c9 "
        "and sgl-project/sglang python/sglang/srt/layers/linear.py @ 98b3b24a0f06906a345ec3991fd9151af8bcddff "
        "(QKVParallelLinear: num_heads = divide(total_num_heads, tp_size); kv heads divide(tp_size, "
@@ -182,6 +185,17 @@ def _heads(ctx: Context, p, tp: int, tp_loc):
                                 f"{name}: each rank must hold whole KV heads or an equal share of replicas"
                                 f"{'; use TP ' + ' / '.join(map(str, good)) if good else ''}", tp_loc.span)
         return
+    dcp_loc = p.settings.get("dcp")
+    dcp = as_int(dcp_loc.value) if dcp_loc is not None else None
+    if p.engine == "vllm" and dcp and dcp > 1 and heads and kv and not entry.get("mla"):
+        # vLLM verify_with_parallel_config: DCP for GQA / MQA splits the KV-head replicas of the TP ranks
+        if tp <= kv or dcp > tp // kv or (heads // kv) % dcp:
+            why = (f"needs TP above the {kv} KV heads (TP {tp})" if tp <= kv else
+                   f"can be at most TP {tp} // {kv} KV heads = {tp // kv}" if dcp > tp // kv else
+                   f"must divide the {heads // kv} query heads per KV head")
+            yield Finding("TOP004", f"decode context parallel size {dcp} {why} for {name} (GQA, not MLA): vLLM refuses "
+                                    f"to start", dcp_loc.span, related=[(tp_loc.span, f"TP {tp}")] if tp_loc else [])
+            return
     yield from _blocks(p, entry, tp, tp_loc)
 
 
