@@ -291,3 +291,25 @@ def test_top004_vllm_dcp_needs_tp_above_kv_heads(tmp_path):
     assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 14)]
     assert "decode context parallel size 2 needs TP above the 2 KV heads (TP 1)" in found[0][4]
     assert "vLLM refuses to start" in found[0][4]
+
+
+def test_mem002_vllm_exported_override(tmp_path):
+    need("deepseek-ai/DeepSeek-V3.2", "max_position_embeddings")
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    replace_once(d / "run.sh", "--tensor-parallel-size 8 \\", "--tensor-parallel-size 8 --max-model-len 200k \\")
+    assert len(only(lint(d), "MEM002")) == 1
+    text = (d / "run.sh").read_text()
+    (d / "run.sh").write_text("export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\n" + text)
+    assert only(lint(d), "MEM002") == []
+
+
+def test_hw001_vllm_without_moe_backend(tmp_path):
+    entry = need("nvidia/DeepSeek-R1-FP4", "moe", "checkpoint_precision")
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    replace_once(d / "submission.yaml", "accelerator: H20", "accelerator: RTX-6000D")
+    line = replace_once(d / "run.sh", "vllm serve deepseek-ai/DeepSeek-V3.2", "vllm serve nvidia/DeepSeek-R1-FP4")
+    found = only(lint(d), "HW001")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 3)]
+    assert f"MoE model {entry['id']} runs on RTX-6000D" in found[0][4] and "add --moe-backend marlin" in found[0][4]
+    replace_once(d / "run.sh", "--tensor-parallel-size 8 \\", "--tensor-parallel-size 8 --moe-backend marlin \\")
+    assert only(lint(d), "HW001") == []
