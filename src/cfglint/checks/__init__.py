@@ -116,7 +116,7 @@ class Context:
 def all_rules() -> dict[str, Rule]:
     """Every rule, registered on first call (imports the rule modules)."""
     from . import (coverage, declared, disagg, eagle, engine_schema, files, flags, hardware, image, io,  # noqa: F401
-                   kernels, nodes, parsers, redaction, speculative, topology)
+                   kernels, memory, nodes, parsers, redaction, speculative, topology)
 
     return dict(sorted(REGISTRY.items()))
 

@@ -7,6 +7,7 @@ import re
 from ..extract import Process
 from ..model import Finding, Located
 from . import Context, as_int, here, rule
+from .modelfacts import served_model
 
 # --quantization values and the precision family they serve (SGLang / vLLM names).
 QUANTIZATION_PRECISION = {
@@ -43,9 +44,24 @@ def launched(p: Process, key: str) -> Located | None:
         if "dp" in s:
             return s["dp"]
         return Located(1, p.span) if _known(p, key) else None
+    if key == "ep" and p.engine == "vllm" and "ep" not in s:
+        return _vllm_ep(p)
     if key in ("ep", "dcp"):
         return s.get(key)  # engines derive these in several ways: compare only what is stated
     return None
+
+
+def _vllm_ep(p: Process) -> Located | None:
+    """vLLM's expert-parallel size: TP x DP with --enable-expert-parallel, else 1 (no EP);
+    None when a part is known only at run time."""
+    if not _known(p, "expert_parallel") or not _known(p, "tp") or not _known(p, "dp"):
+        return None
+    flag = p.settings.get("expert_parallel")
+    if flag is None or flag.value is not True:
+        return Located(1, flag.span if flag is not None else p.span)
+    tp, dp = launched(p, "tp"), launched(p, "dp")
+    t, d = as_int(tp.value) if tp else None, as_int(dp.value) if dp else None
+    return Located(t * d, flag.span) if t and d else None
 
 
 def _same_model(ctx: Context, a: str, b: str) -> bool:
@@ -61,10 +77,16 @@ def _same_model(ctx: Context, a: str, b: str) -> bool:
       "per role, the model, the precision and the engine version. Each one the manifest states "
       "is compared with what the processes of that role really run (engine defaults included "
       "where they are certain: TP and PP default to 1, attention DP to off; TensorRT-LLM's DP "
-      "degree under attention DP is its TP), the served model id, the --quantization and the "
-      "version in the container image tag.",
+      "degree under attention DP is its TP; vLLM's EP is TP x DP with --enable-expert-parallel "
+      "and 1 without it), the served model id, the --quantization and the version in the "
+      "container image tag. Without --quantization the engine serves the checkpoint as "
+      "published, so the declared precision must be the checkpoint's (an -FP8 checkpoint "
+      "declared BF16 is reported at the served model).",
       ("sgl-project/sglang python/sglang/srt/server_args.py (defaults of tp_size, pp_size, dp_size, enable_dp_attention)",
-       "NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (enable_attention_dp, moe_expert_parallel_size)"))
+       "NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (enable_attention_dp, moe_expert_parallel_size)",
+       "vllm-project/vllm vllm/model_executor/layers/fused_moe/config.py (FusedMoEParallelConfig.make: "
+       "use_ep = enable_expert_parallel and dp x tp > 1; ep_size = dp x tp)",
+       "rules/models.yaml / rules/model_configs.yaml (checkpoint_precision of the resolved model)"))
 def check_declared(ctx: Context):
     if not ctx.sub.has_manifest:
         return
@@ -104,6 +126,8 @@ def check_declared(ctx: Context):
             yield Finding("TOP002", f"the launch serves {m.value} but the manifest declares model: {model.value} "
                                     f"({here(model.span)})", m.span, related=[(model.span, f"declared model: {model.value}")])
         q = p.settings.get("quantization")
+        if q is None and "quantization" not in p.unknown:
+            yield from _checkpoint_precision(ctx, p, precision)
         fam = QUANTIZATION_PRECISION.get(str(q.value).lower()) if q is not None else None
         if fam and precision is not None and isinstance(precision.value, str):
             want = precision.value.upper()
@@ -119,3 +143,22 @@ def check_declared(ctx: Context):
                 yield Finding("TOP002", f"the image {p.image.value} is version {t.group(1)} but the manifest declares "
                                         f"engine version {version.value} ({here(version.span)})",
                               p.image.span, related=[(version.span, f"declared version: {version.value}")])
+
+
+def _checkpoint_precision(ctx: Context, p: Process, precision: Located | None):
+    """With no --quantization the engine serves the checkpoint as published: the declared
+    precision must be the checkpoint's (an -FP8 checkpoint is not BF16)."""
+    if precision is None or not isinstance(precision.value, str) or not precision.value.strip():
+        return
+    entry, where = served_model(ctx, p)
+    checkpoint = (entry or {}).get("checkpoint_precision")
+    if entry is None or not isinstance(checkpoint, str) or not checkpoint:
+        return
+    want, got = precision.value.strip().upper(), checkpoint.strip().upper()
+    if want == got or ("FP4" in (want, got) and {want, got} <= FP4_FAMILY):
+        return  # 'FP4' names NVFP4 and MXFP4 loosely; NVFP4 vs MXFP4 is a real difference
+    served = (where.value if where is not None and isinstance(where.value, str) else entry["id"])
+    yield Finding("TOP002", f"the launch serves the {checkpoint} checkpoint {served} without --quantization, "
+                            f"but the manifest declares precision: {precision.value} ({here(precision.span)})",
+                  where.span if where is not None else p.span,
+                  related=[(precision.span, f"declared precision: {precision.value}")])

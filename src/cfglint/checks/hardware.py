@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..defaults import Default, resolve
 from ..model import Finding
 from . import Context, here, rule
+from .modelfacts import served_model
 
 
 @rule("HW001", "sm120-fp4-moe-needs-marlin", "error",
@@ -28,25 +29,32 @@ def check_sm120_marlin(ctx: Context):
         return
     precisions = {p.upper() for p in quirk.get("precisions") or []}
     precision = ctx.manifest.get("precision")
-    model = ctx.model(ctx.manifest.get("model"))
-    checkpoint = str((model or {}).get("checkpoint_precision") or "").upper()
-    if isinstance(precision, str) and precision.upper() in precisions:
-        what = precision
-    elif checkpoint in precisions:
-        what = f"{checkpoint} checkpoint of the"  # the served weights are FP4 whatever the page says
-    else:
-        return
-    if model is not None and model.get("moe") is False:
-        return
     failures = quirk.get("failures") or {}
     for p in ctx.deployment.engine_processes():
         engine_quirk = (quirk.get("engines") or {}).get(p.engine or "")
         if not engine_quirk:
             continue
+        model, where_model = served_model(ctx, p)  # the checkpoint the process loads, else the manifest's
+        checkpoint = str((model or {}).get("checkpoint_precision") or "").upper()
+        if checkpoint in precisions:
+            what = f"{checkpoint} checkpoint of the"  # the served weights are FP4 whatever the page says
+            if isinstance(precision, str) and precision.upper() in precisions:
+                what = precision
+        elif isinstance(precision, str) and precision.upper() in precisions:
+            what = precision
+        else:
+            continue
+        if model is not None and model.get("moe") is False:
+            continue
         flag = engine_quirk.get("flag")
         runner = p.settings.get("moe_runner_backend")
+        if "moe_runner_backend" in p.unknown:
+            continue  # COV001: the runner is a run-time value
         if model is None and runner is None:
-            continue  # not known to be MoE and no MoE setting: stay silent
+            ctx.not_checked("sm120 FP4 MoE runner (HW001)",
+                            "the served model is not in the knowledge base, so whether it is an MoE model is unknown",
+                            where_model.span if where_model else p.span)
+            continue
         if runner is not None and str(runner.value).lower() == quirk.get("required_runner"):
             continue
         related = [(acc_span.span, f"accelerator: {name} ({acc.get('arch')})")] if acc_span else []
@@ -55,8 +63,9 @@ def check_sm120_marlin(ctx: Context):
             d = resolve(ctx.kb, p.engine or "", "moe_runner_backend", (name, acc), None, "")
             default = f" (so the default, {d.value})" if isinstance(d, Default) else ""
             yield Finding("HW001",
-                          f"the {what} MoE model runs{where} without {flag}{default}: "
-                          f"{failures.get('default', 'the default runner fails')}; add {flag} marlin", p.span, related=related)
+                          f"the {what} MoE model {model['id']} runs{where} without {flag}{default}: "
+                          f"{failures.get('default', 'the default runner fails')}; add {flag} marlin",
+                          p.span, related=related)
         else:
             why = failures.get(str(runner.value).lower(), f"{runner.value} is not known to work on sm120")
             yield Finding("HW001",

@@ -6,6 +6,7 @@ import re
 
 from ..model import Finding
 from . import Context, as_int, here, rule
+from .modelfacts import block_size, fact_int, served_model
 from .topology import gpus_per_instance, node_groups
 
 # flags a node of a multi-node instance needs, per engine (rules/engines.yaml)
@@ -248,10 +249,35 @@ def _rank_coverage(procs):
       "MoE TP x MoE EP (moe_tensor_parallel_size x moe_expert_parallel_size == "
       "tensor_parallel_size). Attention heads are split over the attention TP ranks (TP, or "
       "TP / DP under SGLang DP attention; TensorRT-LLM attention DP keeps whole heads), so "
-      "that size must divide the model's num_attention_heads. Engines reject other "
-      "combinations at start-up.",
+      "that size must divide the model's num_attention_heads, and it must divide the "
+      "num_key_value_heads or be a multiple of them (each rank holds whole KV heads or an "
+      "equal share of replicas; not for MLA models, whose KV cache is one latent). A "
+      "block-quantized FP8 checkpoint (weight_block_size, e.g. [128, 128]) needs every TP "
+      "shard of its linears to be a whole number of blocks: the MoE experts are split over the "
+      "MoE TP ranks (vLLM: TP x DP without --enable-expert-parallel, 1 with it; SGLang: TP / "
+      "EP), so a 1536-wide moe_intermediate_size at MoE TP 8 gives 192-wide shards and the "
+      "engine refuses to load; use a smaller TP or expert parallelism. vLLM decode context "
+      "parallelism on a GQA model needs TP above the KV heads, DCP <= TP / KV heads and DCP "
+      "dividing the query heads per KV head. Engines reject all "
+      "of these combinations at start-up.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (dp attention, ep and dcp size checks)",
-       "rules/models.yaml (num_attention_heads from each model's config.json)",
+       "rules/models.yaml (num_attention_heads, num_key_value_heads, moe_intermediate_size, "
+       "quantization.weight_block_size from each model's config.json)",
+       "vllm-project/vllm vllm/config/model.py @ 0052a5b818980ce8a0477706aaf9f75bd5af72cd "
+       "(ModelConfig.verify_with_parallel_config: 'Total number of attention heads (..) must be "
+       "divisible by tensor parallel size (..)'; decode context parallel for GQA: TP > KV heads, "
+       "DCP <= TP // KV heads, query heads per KV head divisible by DCP)",
+       "vllm-project/vllm vllm/model_executor/layers/linear.py @ 9e109c9887e38c51fc16b0da89760c5bd7c293c9 "
+       "and sgl-project/sglang python/sglang/srt/layers/linear.py @ 98b3b24a0f06906a345ec3991fd9151af8bcddff "
+       "(QKVParallelLinear: num_heads = divide(total_num_heads, tp_size); kv heads divide(tp_size, "
+       "total_num_kv_heads) when tp >= kv heads, else divide(total_num_kv_heads, tp_size))",
+       "vllm-project/vllm vllm/model_executor/layers/quantization/fp8.py @ 1436674bcb3f46f4c960d09334cf7dd1534943ca "
+       "and sgl-project/sglang python/sglang/srt/layers/quantization/fp8.py @ d94a1535900da43cb374c2445679375e78935af6 "
+       "(Fp8MoEMethod.create_weights: 'The output_size of gate's and up's weight = .. is not divisible "
+       "by weight quantization block_n = ..'; Fp8LinearMethod: 'Weight output_partition_size = .. is "
+       "not divisible by weight quantization block_n')",
+       "vllm-project/vllm vllm/model_executor/layers/fused_moe/config.py (FusedMoEParallelConfig.make: "
+       "flatten_tp_across_dp, MoE TP = DP x TP unless enable_expert_parallel)",
        "NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py / mapping.py (moe_tp_size * moe_ep_size == tp_size)"))
 def check_divisibility(ctx: Context):
     for p in ctx.deployment.engine_processes():
@@ -282,21 +308,121 @@ def check_divisibility(ctx: Context):
                               related=[(tp_loc.span, f"TP {tp}")] if tp_loc else [])
 
 
+def _valid_tps(tp: int, ok) -> list[int]:
+    """Powers of two up to 2 x ``tp`` for which ``ok(t)`` holds."""
+    out, t = [], 1
+    while t <= max(2 * tp, 1):
+        if ok(t):
+            out.append(t)
+        t *= 2
+    return out
+
+
 def _heads(ctx: Context, p, tp: int, tp_loc):
-    """Attention heads must split evenly over the attention TP ranks."""
-    model = p.settings.get("model")
-    entry = ctx.model(model.value if model and isinstance(model.value, str) else None) or \
-        (ctx.model(ctx.manifest.get("model")) if ctx.sub.has_manifest else None)
-    heads = as_int((entry or {}).get("num_attention_heads"))
-    if not heads or tp_loc is None:
-        return
+    """Attention and KV heads must split evenly over the attention TP ranks; block-quantized
+    FP8 linears must split into whole quantization blocks."""
+    entry, where = served_model(ctx, p)
+    if entry is None:
+        return  # COV001 reports the unknown model once
+    name = entry["id"]
+    if "tp" in p.unknown:
+        return  # COV001: the TP is a run-time value
+    heads = fact_int(entry, "num_attention_heads")
     adp = p.settings.get("attention_dp")
     attn_tp = tp
+    whole_heads = False
     if adp is not None and adp.value is True:
         if p.engine == "trtllm":
-            return  # attention DP: every rank holds all heads
-        dp = as_int(p.settings["dp"].value) if "dp" in p.settings else 1
-        attn_tp = tp // dp if dp and tp % dp == 0 else tp
-    if heads % attn_tp:
-        yield Finding("TOP004", f"attention TP {attn_tp} does not divide the {heads} attention heads of {entry['id']}",
+            whole_heads = True  # attention DP: every rank holds all heads
+        else:
+            dp = as_int(p.settings["dp"].value) if "dp" in p.settings else 1
+            attn_tp = tp // dp if dp and tp % dp == 0 else tp
+    if heads is None and tp_loc is not None and tp > 1:
+        ctx.not_checked("attention-head divisibility (TOP004)",
+                        f"the knowledge base has no num_attention_heads for {name}", where.span if where else None)
+    elif not whole_heads and tp_loc is not None and heads % attn_tp:
+        yield Finding("TOP004", f"attention TP {attn_tp} does not divide the {heads} attention heads of {name}",
                       tp_loc.span)
+        return
+    kv = fact_int(entry, "num_key_value_heads")
+    if heads and kv and not entry.get("mla") and not whole_heads and tp_loc is not None \
+            and kv % attn_tp and attn_tp % kv:
+        good = _valid_tps(attn_tp, lambda t: heads % t == 0 and (kv % t == 0 or t % kv == 0))
+        yield Finding("TOP004", f"attention TP {attn_tp} neither divides nor is a multiple of the {kv} KV heads of "
+                                f"{name}: each rank must hold whole KV heads or an equal share of replicas"
+                                f"{'; use TP ' + ' / '.join(map(str, good)) if good else ''}", tp_loc.span)
+        return
+    dcp_loc = p.settings.get("dcp")
+    dcp = as_int(dcp_loc.value) if dcp_loc is not None else None
+    if p.engine == "vllm" and dcp and dcp > 1 and heads and kv and not entry.get("mla"):
+        # vLLM verify_with_parallel_config: DCP for GQA / MQA splits the KV-head replicas of the TP ranks
+        if tp <= kv or dcp > tp // kv or (heads // kv) % dcp:
+            why = (f"needs TP above the {kv} KV heads (TP {tp})" if tp <= kv else
+                   f"can be at most TP {tp} // {kv} KV heads = {tp // kv}" if dcp > tp // kv else
+                   f"must divide the {heads // kv} query heads per KV head")
+            yield Finding("TOP004", f"decode context parallel size {dcp} {why} for {name} (GQA, not MLA): vLLM refuses "
+                                    f"to start", dcp_loc.span, related=[(tp_loc.span, f"TP {tp}")] if tp_loc else [])
+            return
+    yield from _blocks(p, entry, tp, tp_loc)
+
+
+def _moe_tp(p, tp: int) -> tuple[int | None, str, str]:
+    """(MoE tensor-parallel size, how it arises, the expert-parallel switch) for vLLM and
+    SGLang; (None, ..) when the engine or its MoE layout is not modelled."""
+    s = p.settings
+    if p.engine == "vllm":
+        if "expert_parallel" in p.unknown or "dp" in p.unknown:
+            return None, "", ""
+        dp = as_int(s["dp"].value) if "dp" in s else 1
+        if s.get("expert_parallel") is not None and s["expert_parallel"].value is True:
+            return 1, "", ""
+        how = f"TP {tp} x DP {dp}" if dp and dp > 1 else f"TP {tp}"
+        return tp * (dp or 1), how, "--enable-expert-parallel"
+    if p.engine == "sglang":
+        if "ep" in p.unknown or p.flag_names & {"--moe-a2a-backend", "--enable-deepep-moe", "--enable-ep-moe"}:
+            return None, "", ""  # these set the EP size themselves
+        ep = as_int(s["ep"].value) if "ep" in s else 1
+        if not ep or tp % ep:
+            return None, "", ""
+        return tp // ep, (f"TP {tp} / EP {ep}" if ep > 1 else f"TP {tp}"), f"--ep-size {tp}"
+    return None, "", ""
+
+
+def _blocks(p, entry: dict, tp: int, tp_loc):
+    """Every TP shard of a block-quantized FP8 linear must be a whole number of blocks."""
+    block = block_size(entry)
+    if block is None or p.engine not in ("vllm", "sglang"):
+        return
+    bn, bk = block
+    name = entry["id"]
+    if entry.get("moe"):
+        size = fact_int(entry, "moe_intermediate_size")
+        moe_tp, how, ep_switch = _moe_tp(p, tp)
+        if size is None or not moe_tp or moe_tp == 1:
+            return
+        anchor = tp_loc if tp_loc is not None else p.settings.get("dp")
+        if anchor is None:
+            return
+        shard = size / moe_tp
+        if size % moe_tp == 0 and shard % bn == 0 and shard % bk == 0:
+            return
+        good = _valid_tps(moe_tp, lambda t: size % t == 0 and (size // t) % bn == 0 and (size // t) % bk == 0)
+        fix = f"use MoE TP {max(good)}" + (" (TP x DP)" if "DP" in how else "") if good else "lower the TP"
+        shown = int(shard) if shard == int(shard) else round(shard, 2)
+        yield Finding("TOP004", f"MoE TP {moe_tp} ({how}) cuts the {size}-wide moe_intermediate_size of {name} into "
+                                f"{shown}-wide shards, not a multiple of its FP8 block {bn} (weight_block_size "
+                                f"[{bn}, {bk}]): the engine refuses to load the experts; {fix} or expert "
+                                f"parallelism ({ep_switch})", anchor.span)
+        return
+    size = fact_int(entry, "intermediate_size")
+    if size is None or tp <= 1 or tp_loc is None:
+        return
+    shard = size / tp
+    if size % tp == 0 and shard % bn == 0 and shard % bk == 0:
+        return
+    good = _valid_tps(tp, lambda t: size % t == 0 and (size // t) % bn == 0 and (size // t) % bk == 0)
+    shown = int(shard) if shard == int(shard) else round(shard, 2)
+    yield Finding("TOP004", f"TP {tp} cuts the {size}-wide intermediate_size of {name} into {shown}-wide shards, "
+                            f"not a multiple of its FP8 block {bn} (weight_block_size [{bn}, {bk}]): the engine "
+                            f"refuses to load the weights"
+                            f"{'; use TP ' + ' / '.join(map(str, good)) if good else ''}", tp_loc.span)

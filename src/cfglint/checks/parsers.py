@@ -9,6 +9,7 @@ from ..extract import ParserRef
 from ..knowledge import Knowledge
 from ..model import Finding
 from . import Context, rule
+from .modelfacts import lookup, served_model
 
 ENGINE_NAMES = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "Dynamo"}
 KIND_NAMES = {"reasoning": "reasoning", "tool_call": "tool-call"}
@@ -88,17 +89,38 @@ def check_unknown_parser(ctx: Context):
 
 
 @rule("PRS002", "parser-model-mismatch", "error",
-      "The parser exists but is written for another model family.",
-      "Reasoning and tool-call parsers recognise one model family's markup (Kimi's, DeepSeek's, "
-      "GLM's, gpt-oss harmony ...). A parser for another family starts fine and then returns "
-      "reasoning inside the answer or misses every tool call.",
-      ("rules/parsers.yaml (families per parser)", "rules/models.yaml (family per model)"))
+      "The parser exists but does not parse the served model's reasoning or tool-call format.",
+      "Reasoning and tool-call parsers recognise one markup (Kimi's, DeepSeek's, GLM's, gpt-oss "
+      "harmony, Qwen3-Coder's XML tool calls, hermes <tool_call> JSON ...). A parser for another "
+      "format starts fine and then returns reasoning inside the answer or misses every tool call: "
+      "hermes on Qwen3-Coder (which emits XML tool calls: qwen3_coder), a generic parser on "
+      "DeepSeek-V3 (deepseek_v3). The model's reasoning_format / tool_call_format is compared "
+      "with the formats the engine's parser parses; where either is unknown, the parser's model "
+      "families are compared with the model's family. The message lists that engine's parsers "
+      "for the model.",
+      ("rules/parsers.yaml (formats and families per parser, from each engine's parser registry)",
+       "rules/models.yaml (reasoning_format, tool_call_format, family per model)"))
 def check_parser_family(ctx: Context):
     for ref, model in _refs(ctx):
         registry = ctx.kb.parser_registry(ref.registry, ref.kind)
         name = ref.name.value
-        entry = registry.get(name) if registry and isinstance(name, str) else None
-        families = entry.get("families") if isinstance(entry, dict) else None
+        entry = _entry(registry, name)
+        if entry is None:
+            continue
+        mentry = _model_entry(ctx, model)
+        want = model_formats(mentry, ref.kind)
+        formats = parser_formats(registry, name)
+        if want and formats:
+            if set(want) & set(formats):
+                continue
+            fitting = fitting_parsers(registry, want)
+            hint = f"; {ENGINE_NAMES.get(ref.registry)} parsers for it: {', '.join(fitting)}" if fitting else ""
+            yield Finding("PRS002",
+                          f"{KIND_NAMES[ref.kind]} parser '{name}' ({ref.via}) parses {' / '.join(formats)} markup, "
+                          f"but the model {mentry['id']} emits {' / '.join(want)}{hint}",
+                          ref.name.span)
+            continue
+        families = entry.get("families")
         if not families:
             continue
         family, model_id = _model_family(ctx, model)
@@ -110,6 +132,50 @@ def check_parser_family(ctx: Context):
                       f"{KIND_NAMES[ref.kind]} parser '{name}' ({ref.via}) is for {', '.join(families)} models, "
                       f"but the model {model_id} is {family}{hint}",
                       ref.name.span)
+
+
+def _entry(registry: dict | None, name) -> dict | None:
+    if not registry or not isinstance(name, str):
+        return None
+    entry = registry.get(name) if name in registry else registry.get(name.lower())
+    return entry if isinstance(entry, dict) else None
+
+
+def _model_entry(ctx: Context, ref_model: str | None) -> dict | None:
+    for candidate in (ref_model, ctx.manifest.get("model") if ctx.sub.has_manifest else None):
+        entry = lookup(ctx, candidate)
+        if entry is not None:
+            return entry
+    return None
+
+
+def model_formats(entry: dict | None, kind: str) -> list[str]:
+    """The formats a model emits for ``kind`` (reasoning_format / tool_call_format), or []."""
+    value = (entry or {}).get("reasoning_format" if kind == "reasoning" else "tool_call_format")
+    if isinstance(value, str) and value:
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str) and v]
+    return []
+
+
+def parser_formats(registry: dict | None, name) -> list[str]:
+    """Formats parser ``name`` parses (an alias inherits its target's), or []."""
+    entry = _entry(registry, name)
+    if entry is None:
+        return []
+    formats = entry.get("formats")
+    if not formats and entry.get("alias_of"):
+        formats = (_entry(registry, entry["alias_of"]) or {}).get("formats")
+    return [f for f in formats or [] if isinstance(f, str)]
+
+
+def fitting_parsers(registry: dict | None, want: list[str]) -> list[str]:
+    """Parser names of a registry (aliases left out) that parse one of ``want``, the parser
+    named like the format first."""
+    names = [n for n, e in (registry or {}).items() if isinstance(e, dict) and not e.get("alias_of")
+             and set(e.get("formats") or []) & set(want)]
+    return sorted(names, key=lambda n: (n not in want, n))
 
 
 @rule("PRS003", "dynamo-reasoning-fallback", "error",
@@ -131,3 +197,66 @@ def check_dynamo_reasoning(ctx: Context):
         yield Finding("PRS003",
                       f"Dynamo has no reasoning parser '{name}' ({ref.via}) and silently falls back to 'basic'"
                       f"{_suggest(ctx.kb, ref, registry)}", ref.name.span)
+
+
+def _parser_flag(ctx: Context, registry: str, kind: str) -> str:
+    flags = (ctx.kb.parsers.get(registry) or {}).get("flags") or {}
+    return str(flags.get(kind) or "")
+
+
+@rule("PRS004", "missing-parser", "warning",
+      "A reasoning model served without a reasoning parser, or tool calls enabled without a "
+      "tool-call parser.",
+      "Without a reasoning parser the engine returns the model's thinking inside the answer "
+      "(message content), which breaks clients and inflates answer lengths; this matters for "
+      "models that always reason, or whose chat template turns thinking on by default. vLLM's "
+      "--enable-auto-tool-choice needs --tool-call-parser (vLLM refuses to start without it). "
+      "gpt-oss on vLLM and TensorRT-LLM is exempt: both split its harmony channels natively. The "
+      "message names the parser that engine has for the model's format.",
+      ("rules/models.yaml (reasoning: always | optional, thinking on by default; reasoning_format, "
+       "tool_call_format)",
+       "rules/parsers.yaml (formats per parser; vLLM requires_with_tool_call and native_reasoning_formats "
+       "with their sources)"))
+def check_missing_parser(ctx: Context):
+    procs = ctx.deployment.processes
+    kinds_set = {ref.kind for p in procs for ref in p.parsers}
+    for p in ctx.deployment.engine_processes():
+        yield from _missing_tool_parser(ctx, p, kinds_set)
+        entry, _where = served_model(ctx, p)
+        if entry is None or not p.engine:
+            continue
+        registry = "dynamo" if p.orchestrator == "dynamo" and p.engine == "trtllm" else p.engine
+        reasoning = str(entry.get("reasoning") or "").lower()
+        thinks = reasoning == "always" or (reasoning == "optional" and entry.get("thinking_default") is True)
+        want = model_formats(entry, "reasoning")
+        if not reasoning and "reasoning" not in kinds_set and not p.synthetic:
+            ctx.not_checked("reasoning parser presence (PRS004)",
+                            f"the knowledge base does not say whether {entry['id']} reasons", _where.span if _where else None)
+        native = (ctx.kb.parsers.get(p.engine) or {}).get("native_reasoning_formats") or []
+        if thinks and "reasoning" not in kinds_set and p.synthetic:
+            ctx.not_checked("reasoning parser presence (PRS004)",
+                            f"only the engine config {p.launcher.removeprefix('engine config ')} is published, not the "
+                            f"command that starts it (parsers are launch flags)", p.span)
+            continue
+        if thinks and "reasoning" not in kinds_set and "reasoning_parser" not in p.unknown \
+                and not (set(want) & set(native)):
+            fitting = fitting_parsers(ctx.kb.parser_registry(registry, "reasoning"), want)
+            flag = _parser_flag(ctx, registry, "reasoning")
+            fix = f"; add {flag} {fitting[0]}" if fitting and flag else \
+                (f"; add {flag} for its {want[0]} format" if want and flag else "")
+            yield Finding("PRS004", f"{entry['id']} {'always reasons' if reasoning == 'always' else 'thinks by default'} "
+                                    f"but the {ENGINE_NAMES.get(p.engine, p.engine)} launch has no reasoning parser: "
+                                    f"its thinking is returned inside the answer{fix}", p.span)
+
+
+def _missing_tool_parser(ctx: Context, p, kinds_set: set):
+    auto = p.settings.get("auto_tool_choice")
+    if p.engine == "vllm" and auto is not None and auto.value is True and "tool_call" not in kinds_set \
+            and "tool_call_parser" not in p.unknown:
+        entry, _where = served_model(ctx, p)
+        tools = model_formats(entry, "tool_call")
+        fitting = fitting_parsers(ctx.kb.parser_registry("vllm", "tool_call"), tools)
+        fix = f"; add --tool-call-parser {fitting[0]}" + (f" ({(entry or {}).get('id')} emits {' / '.join(tools)})" if tools else "") \
+            if fitting else "; add --tool-call-parser with the parser for the model's tool-call format"
+        yield Finding("PRS004", f"--enable-auto-tool-choice without --tool-call-parser: vLLM refuses to start "
+                                f"('--enable-auto-tool-choice requires --tool-call-parser'){fix}", auto.span)

@@ -1,0 +1,80 @@
+"""MEM002: a context length above what the model's config supports."""
+
+from __future__ import annotations
+
+from ..model import Finding
+from . import Context, rule
+from .modelfacts import context_limit, parse_length, served_model
+
+# engine -> (the flag as written in messages, the override variable, what happens without it)
+_ENGINES = {
+    "vllm": ("--max-model-len", "VLLM_ALLOW_LONG_MAX_MODEL_LEN",
+             "vLLM refuses to start ('User-specified max_model_len (..) is greater than the derived max_model_len')"),
+    "sglang": ("--context-length", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN",
+               "SGLang refuses to start ('User-specified context_length (..) is greater than the derived context_length')"),
+    "trtllm": ("max_seq_len", "TLLM_ALLOW_LONG_MAX_MODEL_LEN",
+               "TensorRT-LLM silently lowers max_seq_len to the model's limit (a warning in the log), so the "
+               "configured context is not what is served"),
+}
+_TRUE = ("1", "true", "yes", "y", "on")
+
+
+@rule("MEM002", "context-exceeds-model", "error",
+      "The configured context length is longer than the model supports.",
+      "Engines derive the longest context from the model's config.json: max_position_embeddings, "
+      "scaled by the rope_scaling factor where the engine applies it (vLLM: yarn from "
+      "original_max_position_embeddings x factor, not for llama3 / longrope / su; SGLang: x "
+      "factor unless rope_scaling has original_max_position_embeddings or is llama3; "
+      "TensorRT-LLM: x factor except su / longrope / llama3 / yarn). A longer vLLM "
+      "--max-model-len or SGLang --context-length stops the server at start-up unless "
+      "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 / SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set; "
+      "TensorRT-LLM lowers a longer max_seq_len to the model's limit unless "
+      "TLLM_ALLOW_LONG_MAX_MODEL_LEN=1. Positions beyond the trained range give NaNs or "
+      "garbage, so the override needs a rope-scaling override (--hf-overrides / "
+      "--json-model-override-args) to be meaningful. A launch that overrides the model config "
+      "is not checked (COV001 says so).",
+      ("vllm-project/vllm vllm/config/model.py @ 0052a5b818980ce8a0477706aaf9f75bd5af72cd "
+       "(_get_and_verify_max_len: derived length, rope scaling, VLLM_ALLOW_LONG_MAX_MODEL_LEN)",
+       "sgl-project/sglang python/sglang/srt/configs/model_config.py @ 8b5e1bbf72cca54c4275463b08d835d2f7221703 "
+       "(_derive_context_length: SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN) and "
+       "python/sglang/srt/utils/hf_transformers_utils.py (get_context_length)",
+       "NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/model_engine.py @ 1a0dc5f70054f66d892df6a964996fc5ead6f81e "
+       "(_init_max_seq_len / _infer_max_seq_len_from_config, TLLM_ALLOW_LONG_MAX_MODEL_LEN)",
+       "rules/models.yaml / rules/model_configs.yaml (max_position_embeddings, rope_scaling)"))
+def check_context(ctx: Context):
+    for p in ctx.deployment.engine_processes():
+        loc = p.settings.get("max_context")
+        spec = _ENGINES.get(p.engine or "")
+        if loc is None or spec is None:
+            continue
+        flag, var, effect = spec
+        asked = parse_length(loc.value)
+        if asked is None or asked <= 0:
+            continue
+        entry, where = served_model(ctx, p)
+        if entry is None:
+            continue  # COV001 reports the unknown model
+        if p.settings.get("model_overrides") is not None or "model_overrides" in p.unknown:
+            ctx.not_checked("context length against the model (MEM002)",
+                            "the launch overrides the model config (--hf-overrides / --json-model-override-args)",
+                            p.settings["model_overrides"].span if "model_overrides" in p.settings else loc.span)
+            continue
+        limit, how = context_limit(entry, p.engine)
+        if limit is None:
+            ctx.not_checked("context length against the model (MEM002)",
+                            f"the knowledge base has no {how} for {entry['id']}", loc.span)
+            continue
+        if asked <= limit:
+            continue
+        override = p.env.get(var)
+        if override is not None and override.value is None:
+            ctx.not_checked("context length against the model (MEM002)",
+                            f"{var} is set from a value known only at run time", override.span)
+            continue
+        if override is not None and str(override.value).strip().lower() in _TRUE:
+            continue
+        written = next((a.written for a in p.args if a.value is not None and a.value.span == loc.span), flag)
+        yield Finding("MEM002",
+                      f"{written} {loc.value} is longer than the {limit} tokens {entry['id']} supports ({how}): "
+                      f"{effect}; use at most {limit}, or extend the model's rope scaling and set {var}=1",
+                      loc.span)

@@ -1,0 +1,122 @@
+"""Facts about the model one engine process serves, shared by the rules that need them
+(TOP004, MEM002, PRS002, PRS004, HW001, TOP002).
+
+Model entries are the flat dicts of :meth:`cfglint.knowledge.Knowledge.model`; any fact may be
+None (unknown). Nothing here raises on odd data: a value of the wrong type counts as unknown.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..extract import Process
+from ..model import Located
+from . import Context, as_int
+
+# vLLM --max-model-len accepts human-readable sizes: 1k = 1000, 1K = 1024 (ModelConfig.max_model_len docs)
+_REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+_HUMAN = re.compile(r"([0-9]+(?:\.[0-9]+)?)([kKmMgG])")
+_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9}
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30}
+
+
+def lookup(ctx: Context, model_id) -> dict | None:
+    """Knowledge-base entry for a model id as a launch or manifest writes it: through
+    ``Context.model`` where the context has it (local config.json support), else
+    ``Knowledge.model``. None for anything unknown or not a string."""
+    if not isinstance(model_id, str):
+        return None
+    finder = getattr(ctx, "model", None)
+    return finder(model_id) if callable(finder) else ctx.kb.model(model_id)
+
+
+def served_model(ctx: Context, p: Process) -> tuple[dict | None, Located | None]:
+    """(knowledge-base entry, where the model is named) for process ``p``: the model the
+    process names (--model / --model-path / positional) when the knowledge base knows it; a
+    Hugging Face repo id it does not know gives (None, that place); a local path or no model
+    falls back to the manifest's ``model``. The entry is None when nothing is known."""
+    model = p.settings.get("model")
+    if model is not None and isinstance(model.value, str):
+        entry = lookup(ctx, model.value)
+        if entry is not None:
+            return entry, model
+        if _REPO_ID.fullmatch(model.value):
+            return None, model  # a hub checkpoint the knowledge base does not know: not the manifest's
+    declared = ctx.declared("model") if ctx.sub.has_manifest else None
+    if declared is not None and isinstance(declared.value, str):
+        entry = lookup(ctx, declared.value)
+        if entry is not None:
+            return entry, declared
+    return None, model or declared
+
+
+def fact_int(entry: dict | None, key: str) -> int | None:
+    """A positive integer fact of a model entry, or None."""
+    v = as_int((entry or {}).get(key))
+    return v if v and v > 0 else None
+
+
+def block_size(entry: dict | None) -> tuple[int, int] | None:
+    """(block_n, block_k) of a block-quantized checkpoint (quantization.weight_block_size), or None."""
+    q = (entry or {}).get("quantization")
+    block = q.get("weight_block_size") if isinstance(q, dict) else None
+    if not isinstance(block, (list, tuple)) or len(block) != 2:
+        return None
+    n, k = as_int(block[0]), as_int(block[1])
+    return (n, k) if n and k and n > 0 and k > 0 else None
+
+
+def parse_length(value) -> int | None:
+    """A context length as the engines read it: an integer, or vLLM's human-readable form
+    (``128k`` = 128000, ``128K`` = 131072, ``1m`` / ``1M``). None when not a length."""
+    if isinstance(value, bool):
+        return None
+    n = as_int(value)
+    if n is not None:
+        return n
+    m = _HUMAN.fullmatch(str(value).strip())
+    if not m:
+        return None
+    unit = m.group(2)
+    return int(float(m.group(1)) * (_DECIMAL.get(unit) or _BINARY[unit]))
+
+
+def context_limit(entry: dict, engine: str) -> tuple[int | None, str]:
+    """The longest context ``engine`` derives from the model config (no override), and how.
+
+    vLLM (vllm/config/model.py _get_and_verify_max_len): max_position_embeddings; with
+    rope scaling of a type other than su / longrope / llama3 it is multiplied by the factor,
+    and yarn starts from original_max_position_embeddings. SGLang (hf_transformers_utils
+    get_context_length): max_position_embeddings x factor, factor 1 when rope_scaling has
+    original_max_position_embeddings or is llama3. TensorRT-LLM (model_engine.py
+    _infer_max_seq_len_from_config): x factor except su / longrope / llama3 / yarn.
+    Returns (None, why) when the facts are missing."""
+    mpe = fact_int(entry, "max_position_embeddings")
+    if mpe is None:
+        return None, "max_position_embeddings"
+    rope = entry.get("rope_scaling")
+    if not isinstance(rope, dict) or not rope:
+        return mpe, f"max_position_embeddings {mpe}"
+    rtype = str(rope.get("rope_type") or rope.get("type") or "")
+    try:
+        factor = float(rope.get("factor", 1) or 1)
+    except (TypeError, ValueError):
+        return None, "rope_scaling.factor"
+    orig = as_int(rope.get("original_max_position_embeddings"))
+    if engine == "vllm":
+        if rtype in ("su", "longrope", "llama3") or "gemma3" in str(entry.get("model_type") or ""):
+            return mpe, f"max_position_embeddings {mpe}"
+        if rtype == "yarn" and orig:
+            return int(orig * factor), f"yarn scaling: original_max_position_embeddings {orig} x {factor:g}"
+        limit = int(mpe * factor)
+    elif engine == "sglang":
+        if orig or rtype == "llama3":
+            return mpe, f"max_position_embeddings {mpe}"
+        limit = int(mpe * factor)
+    else:
+        if rtype in ("su", "longrope", "llama3", "yarn"):
+            return mpe, f"max_position_embeddings {mpe}"
+        limit = int(mpe * factor + 0.999999)
+    if limit == mpe:
+        return mpe, f"max_position_embeddings {mpe}"
+    return limit, f"max_position_embeddings {mpe} with {rtype or 'rope'} scaling x{factor:g}"
