@@ -20,16 +20,6 @@ _DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9}
 _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30}
 
 
-def lookup(ctx: Context, model_id) -> dict | None:
-    """Knowledge-base entry for a model id as a launch or manifest writes it: through
-    ``Context.model`` where the context has it (local config.json support), else
-    ``Knowledge.model``. None for anything unknown or not a string."""
-    if not isinstance(model_id, str):
-        return None
-    finder = getattr(ctx, "model", None)
-    return finder(model_id) if callable(finder) else ctx.kb.model(model_id)
-
-
 def served_model(ctx: Context, p: Process) -> tuple[dict | None, Located | None]:
     """(knowledge-base entry, where the model is named) for process ``p``: the model the
     process names (--model / --model-path / positional) when the knowledge base knows it; a
@@ -37,14 +27,14 @@ def served_model(ctx: Context, p: Process) -> tuple[dict | None, Located | None]
     falls back to the manifest's ``model``. The entry is None when nothing is known."""
     model = p.settings.get("model")
     if model is not None and isinstance(model.value, str):
-        entry = lookup(ctx, model.value)
+        entry = ctx.model(model.value)
         if entry is not None:
             return entry, model
         if _REPO_ID.fullmatch(model.value):
             return None, model  # a hub checkpoint the knowledge base does not know: not the manifest's
     declared = ctx.declared("model") if ctx.sub.has_manifest else None
     if declared is not None and isinstance(declared.value, str):
-        entry = lookup(ctx, declared.value)
+        entry = ctx.model(declared.value)
         if entry is not None:
             return entry, declared
     return None, model or declared

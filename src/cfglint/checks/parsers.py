@@ -9,7 +9,7 @@ from ..extract import ParserRef
 from ..knowledge import Knowledge
 from ..model import Finding
 from . import Context, rule
-from .modelfacts import lookup, served_model
+from .modelfacts import served_model
 
 ENGINE_NAMES = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "Dynamo"}
 KIND_NAMES = {"reasoning": "reasoning", "tool_call": "tool-call"}
@@ -143,7 +143,7 @@ def _entry(registry: dict | None, name) -> dict | None:
 
 def _model_entry(ctx: Context, ref_model: str | None) -> dict | None:
     for candidate in (ref_model, ctx.manifest.get("model") if ctx.sub.has_manifest else None):
-        entry = lookup(ctx, candidate)
+        entry = ctx.model(candidate)
         if entry is not None:
             return entry
     return None
