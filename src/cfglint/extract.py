@@ -136,6 +136,9 @@ def role_from_name(path: str) -> str | None:
     return None
 
 
+_INLINE_VALUE = re.compile(r"--?[A-Za-z][\w.-]*=")
+
+
 def _as_bool(text: str) -> bool | None:
     t = text.strip().lower()
     if t in ("1", "true", "yes", "on"):
@@ -190,7 +193,7 @@ class _Adapter:
             w = words[i]
             t = w.text
             if t.startswith("-") and len(t) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", t):
-                if t.startswith("--") and "=" in t:
+                if _INLINE_VALUE.match(t):  # --tp=4, and -tp=4 (argparse splits single-dash long options too)
                     name, value = t.split("=", 1)
                     s = w.span
                     eq = w.raw.find("=") if w.static and "=" in w.raw else len(name)  # "--tp=4": quote before
@@ -249,7 +252,8 @@ class _Adapter:
                         proc.image = wrapped.image
                     out.append(proc)
             return out
-        launch = self.launchers.identify(wrapped.words)
+        launch = self.launchers.identify(wrapped.words) or \
+            self.launchers.from_image(wrapped.image.value if wrapped.image else None, wrapped.words)
         if launch is None:
             loc = self.launchers.unrecognised(wrapped.words)
             if loc is not None:

@@ -501,6 +501,7 @@ def _registries() -> dict[str, FlagRegistry]:
         out["vllm"] = FlagRegistry("vllm", vl.get("flags"), vl.get("source", ""), vl.get("removed_flags"),
                                    vl.get("did_you_mean"), allow_abbrev=bool(vl.get("abbreviations")),
                                    underscores=bool(vl.get("underscore_equivalent")))
+        out["vllm"].versions = [str(vl["version"])] if vl.get("version") else []
     tr = _load("flags/trtllm.yaml")
     if tr:
         out["trtllm"] = FlagRegistry("trtllm", tr.get("flags"), tr.get("source", ""), tr.get("removed_flags"),

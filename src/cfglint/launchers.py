@@ -71,6 +71,21 @@ class Launchers:
         self.serving_packages = set(data.get("serving_packages") or ())
         self.not_servers = [list(p) for p in data.get("not_servers") or [] if isinstance(p, list)]
         self.engine_flags = set(data.get("engine_flags") or ())
+        self.images = [e for e in data.get("image_entrypoints") or [] if isinstance(e, dict) and e.get("image")]
+
+    def from_image(self, image: str | None, words: list[Word]) -> Launch | None:
+        """The launch a container image's own entrypoint makes when ``docker run IMAGE`` is
+        followed by no command, only arguments (``vllm/vllm-openai --model X``), or None."""
+        if not image or (words and not words[0].text.startswith("-") and "/" not in words[0].text):
+            return None  # a command follows the image (bash, python3 -m ...): not the entrypoint
+        repo = image.rsplit("@", 1)[0]
+        repo = repo.rsplit(":", 1)[0] if ":" in repo.rsplit("/", 1)[-1] else repo
+        for entry in self.images:
+            if repo == entry["image"] or repo.endswith("/" + entry["image"]):
+                engine = entry.get("engine")
+                return Launch("engine", engine, None, f"{entry['image']} image entrypoint", 0,
+                              dict(self.engines.get(engine or "", {}), **entry))
+        return None
 
     def identify(self, words: list[Word]) -> Launch | None:
         """The launch ``words`` start with, or None."""

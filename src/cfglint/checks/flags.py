@@ -83,8 +83,18 @@ def check_unknown_flags(ctx: Context):
         if regs is None:
             continue
         version = _declared_version(ctx, p)
+        known = sorted({v for r in regs for v in r.versions})
+        other_release = version is not None and known and version not in known
         for arg in p.args:
             found = _lookup(regs, arg.name)
+            if found is None and other_release:
+                # the flag list is of another release: the flag may exist in the declared one
+                yield Finding("FLG001", f"{_unknown_message(ctx, arg, regs)} (flags of {', '.join(known)}; the "
+                                        f"manifest declares {version}, whose flags cfglint does not hold)",
+                              arg.span, level="warning")
+                ctx.not_checked(f"flag names of {LABEL.get(regs[0].name, regs[0].name)} {version}",
+                                f"cfglint holds the flag lists of {', '.join(known)} only", arg.span)
+                continue
             if found is None:
                 yield Finding("FLG001", _unknown_message(ctx, arg, regs), arg.span)
                 continue

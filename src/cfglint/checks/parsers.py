@@ -115,6 +115,13 @@ def check_parser_family(ctx: Context):
                 continue
             fitting = fitting_parsers(registry, want)
             hint = f"; {ENGINE_NAMES.get(ref.registry)} parsers for it: {', '.join(fitting)}" if fitting else ""
+            partial = next((why for f, why in (entry.get("partial_formats") or {}).items() if f in want), None)
+            if partial:  # the markup is shared in part: it works in one mode and misroutes in another
+                yield Finding("PRS002",
+                              f"{KIND_NAMES[ref.kind]} parser '{name}' ({ref.via}) is written for {' / '.join(formats)} "
+                              f"markup; on {mentry['id']} ({' / '.join(want)}) {partial}{hint}",
+                              ref.name.span, level="warning")
+                continue
             yield Finding("PRS002",
                           f"{KIND_NAMES[ref.kind]} parser '{name}' ({ref.via}) parses {' / '.join(formats)} markup, "
                           f"but the model {mentry['id']} emits {' / '.join(want)}{hint}",

@@ -1,0 +1,75 @@
+"""What a new user's trial found (their own launches, run as they would): each case built from a
+real published recipe changed in one place, with its correct control."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cfglint.lint import lint_paths
+
+from support import copy_submission, lint, only, replace_once
+
+DSV32_VLLM = "recipes/vllm-deepseek-v3.2-h20-tp8-parsers"
+
+
+def test_single_dash_inline_value_is_a_flag_with_its_value(tmp_path):
+    # argparse splits '-tp=4' like '--tensor-parallel-size=4'; it was read as an unknown flag and TP 1
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    line = replace_once(d / "run.sh", "--tensor-parallel-size 8", "-tp=4")
+    found = lint(d)
+    assert only(found, "FLG001") == []
+    top = only(found, "TOP001")
+    assert [(f[1], f[2], f[3]) for f in top] == [("run.sh", line, 8)] and "TP 4" in top[0][4]
+    control = copy_submission(DSV32_VLLM, tmp_path / "control")
+    replace_once(control / "run.sh", "--tensor-parallel-size 8", "-tp=8")
+    assert lint(control) == []
+
+
+def test_vllm_openai_image_entrypoint_is_the_server(tmp_path):
+    # docker run IMAGE --flags: the image's ENTRYPOINT is vLLM's OpenAI server
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    replace_once(d / "run.sh", "vllm serve deepseek-ai/DeepSeek-V3.2",
+                 "docker run --gpus all --ipc=host vllm/vllm-openai:v0.33.0 deepseek-ai/DeepSeek-V3.2")
+    assert lint(d) == []
+    line = replace_once(d / "run.sh", "--tensor-parallel-size 8", "--tensor-parallel-size 8 --tensor-paralel 8")
+    found = only(lint(d), "FLG001")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 29)] and "--tensor-paralel" in found[0][4]
+
+
+def test_a_leaking_script_outside_submissions_is_reported_in_a_directory_run(tmp_path):
+    # pre-commit, given the file, reports the host path: a directory run must too (no SUB004: it serves nothing)
+    (tmp_path / "download.sh").write_text("huggingface-cli download Qwen/Qwen3-8B --local-dir /home/alice/models/q\n")
+    (tmp_path / "clean.sh").write_text("echo ready\n")
+    by_dir = [(f.rule_id, Path(f.span.path).name, f.span.line, f.span.col) for f in lint_paths([str(tmp_path)]).findings]
+    by_file = [(f.rule_id, Path(f.span.path).name, f.span.line, f.span.col)
+               for f in lint_paths([str(tmp_path / "download.sh")]).findings]
+    assert by_dir == by_file == [("RED001", "download.sh", 1, 52)]
+
+
+def test_flags_of_another_release_are_a_warning_and_a_gap(tmp_path):
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    replace_once(d / "submission.yaml", "  name: vllm\n", "  name: vllm\n  version: \"0.8.5\"\n")
+    line = replace_once(d / "run.sh", "--enable-auto-tool-choice", "--enable-auto-tool-choice --enable-reasoning")
+    found = lint(d, coverage=True)
+    flg = only(found, "FLG001")
+    assert [(f[2], f[3]) for f in flg] == [(line, 30)]
+    assert "the manifest declares 0.8.5" in flg[0][4]
+    result = lint_paths([str(d)])
+    assert [f.level for f in result.findings if f.rule_id == "FLG001"] == ["warning"]
+    assert "flag names of vLLM 0.8.5" in only(found, "COV001")[0][4]
+    # the release cfglint holds: an unknown flag is an error
+    replace_once(d / "submission.yaml", "version: \"0.8.5\"", "version: \"0.33.0\"")
+    assert [f.level for f in lint_paths([str(d)]).findings if f.rule_id == "FLG001"] == ["error"]
+
+
+def test_r1_reasoning_parser_on_qwen3_is_a_warning_with_the_reason(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --reasoning-parser deepseek_r1\n")
+    found = [f for f in lint_paths([str(script)]).findings if f.rule_id == "PRS002"]
+    assert [(f.level, f.span.line, f.span.col) for f in found] == [("warning", 1, 71)]
+    assert "enable_thinking" in found[0].message and "qwen3" in found[0].message
+    script.write_text("vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --reasoning-parser qwen3\n")
+    assert [f for f in lint_paths([str(script)]).findings if f.level != "note"] == []
+    # a model of another markup altogether stays an error
+    script.write_text("vllm serve openai/gpt-oss-120b --reasoning-parser deepseek_r1\n")
+    assert [f.level for f in lint_paths([str(script)]).findings if f.rule_id == "PRS002"] == ["error"]
