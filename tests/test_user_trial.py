@@ -73,3 +73,13 @@ def test_r1_reasoning_parser_on_qwen3_is_a_warning_with_the_reason(tmp_path):
     # a model of another markup altogether stays an error
     script.write_text("vllm serve openai/gpt-oss-120b --reasoning-parser deepseek_r1\n")
     assert [f.level for f in lint_paths([str(script)]).findings if f.rule_id == "PRS002"] == ["error"]
+
+
+def test_a_launch_linted_alone_says_its_config_beside_it_was_not_read(tmp_path):
+    (tmp_path / "run.sh").write_text("trtllm-serve openai/gpt-oss-120b --extra_llm_api_options cfg.yaml\n")
+    (tmp_path / "cfg.yaml").write_text("tensor_parallel_size: 8\n")
+    notes = [f for f in lint_paths([str(tmp_path / "run.sh")]).findings if f.rule_id == "COV001"]
+    assert len(notes) == 1 and "list both in a submission.yaml" in notes[0].message
+    (tmp_path / "cfg.yaml").unlink()
+    notes = [f for f in lint_paths([str(tmp_path / "run.sh")]).findings if f.rule_id == "COV001"]
+    assert len(notes) == 1 and "referenced but not published" in notes[0].message

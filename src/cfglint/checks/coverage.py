@@ -84,12 +84,16 @@ def _launch_gaps(ctx: Context) -> None:
             ctx.not_checked(f"checks that use {setting} ({p.launcher})",
                             "its value is a shell variable or command output, known only at run time", span)
         for ref in p.missing_configs:
-            there = ctx.sub.has_manifest and isinstance(ref.value, str) and "$" not in ref.value and \
+            beside = isinstance(ref.value, str) and "$" not in ref.value and \
                 os.path.isfile(os.path.join(ctx.sub.root, ref.value))
-            ctx.not_checked(f"settings in {ref.value} ({p.launcher})",
-                            "the engine config is in the submission directory but the manifest does not list it "
-                            "(files.configs)" if there else
-                            "the engine config is referenced but not published with the submission", ref.span)
+            if beside and ctx.sub.has_manifest:
+                why = "the engine config is in the submission directory but the manifest does not list it (files.configs)"
+            elif beside:
+                why = ("a launch linted on its own is read without its engine config: list both in a "
+                       "submission.yaml (files.launch, files.configs) to check them together")
+            else:
+                why = "the engine config is referenced but not published with the submission"
+            ctx.not_checked(f"settings in {ref.value} ({p.launcher})", why, ref.span)
 
 
 def coverage_note(ctx: Context) -> Finding | None:
