@@ -309,9 +309,9 @@ def check_divisibility(ctx: Context):
 
 
 def _valid_tps(tp: int, ok) -> list[int]:
-    """Powers of two up to 2 x ``tp`` for which ``ok(t)`` holds."""
+    """Powers of two up to 2 x ``tp`` (at least 8, a node) for which ``ok(t)`` holds."""
     out, t = [], 1
-    while t <= max(2 * tp, 1):
+    while t <= max(2 * tp, 8):
         if ok(t):
             out.append(t)
         t *= 2
@@ -341,8 +341,9 @@ def _heads(ctx: Context, p, tp: int, tp_loc):
         ctx.not_checked("attention-head divisibility (TOP004)",
                         f"the knowledge base has no num_attention_heads for {name}", where.span if where else None)
     elif not whole_heads and tp_loc is not None and heads % attn_tp:
-        yield Finding("TOP004", f"attention TP {attn_tp} does not divide the {heads} attention heads of {name}",
-                      tp_loc.span)
+        good = _valid_tps(attn_tp, lambda t: heads % t == 0)
+        yield Finding("TOP004", f"attention TP {attn_tp} does not divide the {heads} attention heads of {name}"
+                                f"{'; use TP ' + ' / '.join(map(str, good)) if good else ''}", tp_loc.span)
         return
     kv = fact_int(entry, "num_key_value_heads")
     if heads and kv and not entry.get("mla") and not whole_heads and tp_loc is not None \
