@@ -1,0 +1,44 @@
+"""False positives and misses from issue 9, each built from a published submission changed in one
+place: a failing case (the rule fired wrongly, or missed) and its passing control."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cfglint.lint import lint_paths
+
+from support import copy_submission, lint, only, replace_once
+
+KIMI_NNODES = "artificial-analysis/kimi-k3/gb300-sglang-tp8-nnodes2"
+KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
+DYNAMO_QWEN = "recipes/dynamo-trtllm-qwen3-0.6b-disagg-1p1d"
+
+
+def _where(text: str, needle: str, occurrence: int = 1) -> tuple[int, int]:
+    """(line, column) of the first character of ``needle``'s ``occurrence``-th appearance."""
+    at = -1
+    for _ in range(occurrence):
+        at = text.index(needle, at + 1)
+    line = text[:at].count("\n") + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def _levels(d: Path, rule_id: str):
+    return [(f.level, f.span.line, f.span.col, f.message) for f in lint_paths([str(d)]).findings if f.rule_id == rule_id]
+
+
+# -- 7. more GPUs visible than the worker uses works: a warning, fewer is an error -------------
+def test_more_visible_devices_than_used_is_a_warning(tmp_path):
+    d = copy_submission(KIMI_NNODES, tmp_path)
+    replace_once(d / "run.sh", "sglang serve", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5 sglang serve")
+    text = (d / "run.sh").read_text()
+    found = _levels(d, "TOP003")
+    assert len(found) == 1
+    level, line, col, message = found[0]
+    assert level == "warning" and (line, col) == _where(text, "0,1,2,3,4,5")
+    assert "lists 6 GPU(s) but the worker runs TP 8 = 8 over 2 nodes = 4 on this node: GPU(s) 4,5 stay idle" in message
+    replace_once(d / "run.sh", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5", "CUDA_VISIBLE_DEVICES=0,1")
+    found = _levels(d, "TOP003")
+    assert len(found) == 1 and found[0][0] == "error" and "stay idle" not in found[0][3]  # fewer: the rule's error
+    replace_once(d / "run.sh", "CUDA_VISIBLE_DEVICES=0,1", "CUDA_VISIBLE_DEVICES=0,1,2,3")
+    assert _levels(d, "TOP003") == []
