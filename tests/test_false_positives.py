@@ -42,3 +42,19 @@ def test_more_visible_devices_than_used_is_a_warning(tmp_path):
     assert len(found) == 1 and found[0][0] == "error" and "stay idle" not in found[0][3]  # fewer: the rule's error
     replace_once(d / "run.sh", "CUDA_VISIBLE_DEVICES=0,1", "CUDA_VISIBLE_DEVICES=0,1,2,3")
     assert _levels(d, "TOP003") == []
+
+
+# -- 10. a removed flag names its replacement ------------------------------------------------
+VLLM_QWEN_DP8 = "recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep"
+
+
+def test_removed_vllm_eplb_flag_names_eplb_config(tmp_path):
+    d = copy_submission(VLLM_QWEN_DP8, tmp_path)
+    replace_once(d / "run.sh", "--enable-expert-parallel", "--enable-expert-parallel --enable-eplb --num-redundant-experts 32")
+    text = (d / "run.sh").read_text()
+    found = only(lint(d), "FLG001")
+    assert len(found) == 1 and found[0][2:4] == _where(text, "--num-redundant-experts")
+    assert "no longer accepts --num-redundant-experts" in found[0][4]
+    assert "--eplb-config '{\"num_redundant_experts\": N}'" in found[0][4]
+    replace_once(d / "run.sh", "--num-redundant-experts 32", "--eplb-config '{\"num_redundant_experts\": 32}'")
+    assert only(lint(d), "FLG001") == []
