@@ -58,3 +58,33 @@ def test_removed_vllm_eplb_flag_names_eplb_config(tmp_path):
     assert "--eplb-config '{\"num_redundant_experts\": N}'" in found[0][4]
     replace_once(d / "run.sh", "--num-redundant-experts 32", "--eplb-config '{\"num_redundant_experts\": 32}'")
     assert only(lint(d), "FLG001") == []
+
+
+# -- 3. parser `auto`: a registry name valid from a release on -------------------------------
+GLM_SGLANG = "nvidia/glm-5.2/b300-sglang-tp8-dp8-maxreq1024"
+
+
+def test_sglang_auto_parsers_are_known_from_0_5_12(tmp_path):
+    d = copy_submission(GLM_SGLANG, tmp_path)
+    replace_once(d / "ifb_config.yaml", "reasoning-parser: glm45", "reasoning-parser: auto")
+    replace_once(d / "ifb_config.yaml", "tool-call-parser: glm47", "tool-call-parser: auto")
+    assert only(lint(d), "PRS001") == []  # the manifest declares 0.5.17: auto exists
+    replace_once(d / "submission.yaml", 'version: "0.5.17"', 'version: "0.5.11"')
+    text = (d / "ifb_config.yaml").read_text()
+    found = sorted(only(lint(d), "PRS001"), key=lambda f: f[2])
+    assert [f[1:4] for f in found] == [("ifb_config.yaml", *_where(text, "auto")),
+                                       ("ifb_config.yaml", *_where(text, "auto", 2))]
+    assert all("SGLang 0.5.11 (the manifest's engine version) has no" in f[4] and "'auto'" in f[4]
+               and "exists from 0.5.12" in f[4] for f in found)
+    replace_once(d / "submission.yaml", 'version: "0.5.11"', 'version: "glm-5.2"')
+    assert only(lint(d), "PRS001") == []  # version unknown: accepted
+
+
+def test_trtllm_auto_parser_is_known(tmp_path):
+    d = copy_submission("nvidia/gpt-oss-120b/b200-trtllm-tp1-eagle3", tmp_path)
+    text = (d / "run.sh").read_text()
+    assert "--reasoning_parser" not in text and "--tool_parser" not in text
+    replace_once(d / "run.sh", "trtllm-serve", "trtllm-serve --tool_parser auto")
+    assert only(lint(d), "PRS001") == []
+    replace_once(d / "run.sh", "--tool_parser auto", "--tool_parser autox")
+    assert [f[0] for f in only(lint(d), "PRS001")] == ["PRS001"]
