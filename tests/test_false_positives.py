@@ -88,3 +88,48 @@ def test_trtllm_auto_parser_is_known(tmp_path):
     assert only(lint(d), "PRS001") == []
     replace_once(d / "run.sh", "--tool_parser auto", "--tool_parser autox")
     assert [f[0] for f in only(lint(d), "PRS001")] == ["PRS001"]
+
+
+# -- 6. documentation addresses are not leaks; which ranges are private is configurable -------
+def _red003(d: Path, private_ranges=None):
+    return [(Path(f.span.path).name, f.span.line, f.span.col, f.message)
+            for f in lint_paths([str(d)], private_ranges=private_ranges).findings if f.rule_id == "RED003"]
+
+
+def test_documentation_ipv6_address_is_not_a_host_name(tmp_path):
+    d = copy_submission(KIMI_NNODES, tmp_path)
+    replace_once(d / "run.sh", "--dist-init-addr <head-ip>:20000", "--dist-init-addr [2001:db8::10]:20000")
+    assert _red003(d) == []  # RFC 3849: was "internal host name '2001:db8::10'"
+    replace_once(d / "run.sh", "[2001:db8::10]", "[fd12:3456::10]")
+    text = (d / "run.sh").read_text()
+    assert _red003(d) == []  # unique-local IPv6 is not in the default private ranges
+    found = _red003(d, private_ranges=("10.0.0.0/8", "fc00::/7"))
+    assert [f[:3] for f in found] == [("run.sh", *_where(text, "fd12:3456::10"))]
+    assert "private address fd12:3456::10 is published; write <head-ip>" in found[0][3]
+
+
+def test_documentation_ipv4_address_is_never_private(tmp_path):
+    d = copy_submission(KIMI_NNODES, tmp_path)
+    replace_once(d / "run.sh", "--dist-init-addr <head-ip>:20000", "--dist-init-addr 192.0.2.10:20000")
+    wide = ("192.0.0.0/8",)
+    assert _red003(d, private_ranges=wide) == []  # RFC 5737 TEST-NET-1 inside a configured range
+    replace_once(d / "run.sh", "192.0.2.10", "192.1.2.10")
+    text = (d / "run.sh").read_text()
+    assert [f[:3] for f in _red003(d, private_ranges=wide)] == [("run.sh", *_where(text, "192.1.2.10"))]
+    replace_once(d / "run.sh", "192.1.2.10", "10.1.2.10")
+    assert len(_red003(d)) == 1 and _red003(d, private_ranges=()) == []  # the default RFC 1918; none configured
+
+
+def test_private_ranges_config_key(tmp_path):
+    from cfglint.config import ConfigError, load_config
+
+    cfg = tmp_path / ".cfglint.yaml"
+    cfg.write_text("private-ranges: [10.0.0.0/8, 'fc00::/7']\n")
+    assert load_config(str(cfg)).private_ranges == ("10.0.0.0/8", "fc00::/7")
+    cfg.write_text("private-ranges: [10.0.0.0/33]\n")
+    try:
+        load_config(str(cfg))
+    except ConfigError as err:
+        assert "private-ranges" in str(err) and ":1:1:" in str(err)
+    else:
+        raise AssertionError("a bad network must be a ConfigError")

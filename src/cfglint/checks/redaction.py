@@ -116,6 +116,17 @@ def check_secrets(ctx: Context):
                                   Span(tf.display, lineno, m.start("value") + 1, lineno, m.end("value") + 1), secret=True)
 
 
+def _host(value: str) -> str:
+    """The host part of an address value: ``tcp://h:1``, ``h:1/path``, ``[2001:db8::1]:5000``,
+    ``2001:db8::1`` (an IPv6 literal without brackets has no port)."""
+    rest = re.sub(r"^[a-z]+://", "", value).split("/")[0]
+    if rest.startswith("["):
+        return rest[1:].split("]", 1)[0]
+    if rest.count(":") > 1:
+        return rest
+    return rest.rsplit(":", 1)[0]
+
+
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
 
 
@@ -124,13 +135,22 @@ _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
       "Addresses inside a site's network (10.x, 172.16-31.x, 192.168.x, 100.64/10, internal host "
       "names in --dist-init-addr, --host, etcd endpoints) describe the submitter's network and "
       "mean nothing elsewhere; the published convention is <head-ip>. Loopback and 0.0.0.0 are "
-      "fine.",
-      ("rules/secrets.yaml (addresses: RFC 1918 / RFC 6598 ranges, address-taking flags)",), tags=("security",))
+      "fine, and so are the documentation ranges (RFC 5737 192.0.2.0/24, 198.51.100.0/24, "
+      "203.0.113.0/24; RFC 3849 2001:db8::/32). Which ranges are private is the configuration "
+      "key private-ranges (default: RFC 1918 and RFC 6598).",
+      ("rules/secrets.yaml (addresses: RFC 1918 / RFC 6598 ranges, address-taking flags)",
+       "RFC 5737 and RFC 3849 (documentation address ranges)"), tags=("security",))
 def check_addresses(ctx: Context):
     import ipaddress
 
     table = ctx.kb.secrets.get("addresses") or {}
-    nets = [ipaddress.ip_network(n) for n in table.get("private_ipv4") or []]
+    nets = [ipaddress.ip_network(n) for n in table.get("private") or []]
+    docs = [ipaddress.ip_network(n) for n in table.get("documentation") or []]
+
+    def private(ip) -> bool:
+        return any(ip.version == n.version and ip in n for n in nets) and \
+            not any(ip.version == n.version and ip in n for n in docs)
+
     names = set(table.get("flags") or []) | set(table.get("env") or [])
     public = set(table.get("public_names") or [])
     for tf in ctx.sub.texts:
@@ -141,16 +161,25 @@ def check_addresses(ctx: Context):
                     ip = ipaddress.ip_address(m.group(1))
                 except ValueError:
                     continue
-                if any(ip in n for n in nets):
+                if private(ip):
                     flagged.add(m.start(1))
                     yield Finding("RED003", f"private address {m.group(1)} is published; write <head-ip>",
                                   Span(tf.display, lineno, m.start(1) + 1, lineno, m.end(1) + 1), fix="<head-ip>")
             for m in assignments(line, names):
                 value = m.group("value")
-                host = re.sub(r"^[a-z]+://", "", value).split("/")[0].rsplit(":", 1)[0].strip("[]")
+                host = _host(value)
                 if not host or host in public or host.startswith(("<", "$", "{")) or m.start("value") in flagged \
                         or _IPV4.fullmatch(host) or not re.search(r"[A-Za-z]", host):
                     continue
                 start = m.start("value") + value.find(host)
+                try:
+                    ip = ipaddress.ip_address(host)  # an IPv6 literal is an address, not a host name
+                except ValueError:
+                    ip = None
+                if ip is not None:
+                    if private(ip):
+                        yield Finding("RED003", f"private address {host} is published; write <head-ip>",
+                                      Span(tf.display, lineno, start + 1, lineno, start + 1 + len(host)), fix="<head-ip>")
+                    continue
                 yield Finding("RED003", f"internal host name '{host}' in {m.group('name')} is published; write <head-ip>",
                               Span(tf.display, lineno, start + 1, lineno, start + 1 + len(host)), fix="<head-ip>")
