@@ -133,3 +133,26 @@ def test_private_ranges_config_key(tmp_path):
         assert "private-ranges" in str(err) and ":1:1:" in str(err)
     else:
         raise AssertionError("a bad network must be a ConfigError")
+
+
+# -- 9. RED001 misses: a home directory below a site volume, a path in ${VAR:-default} ---------
+def test_home_directory_below_a_site_volume(tmp_path):
+    d = copy_submission(KIMI_NNODES, tmp_path)
+    replace_once(d / "run.sh", "--model-path /models/Kimi-K3", "--model-path /ephemeral/home/alice/Kimi-K3")
+    text = (d / "run.sh").read_text()
+    found = only(lint(d), "RED001")
+    assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/ephemeral/home/alice/Kimi-K3"))]
+    assert "'/ephemeral/home/alice/Kimi-K3'" in found[0][4] and "names a user" in found[0][4]
+    replace_once(d / "run.sh", "/ephemeral/home/alice/Kimi-K3", "/ephemeral/models/Kimi-K3")
+    assert only(lint(d), "RED001") == []
+
+
+def test_path_in_a_parameter_default(tmp_path):
+    d = copy_submission(DYNAMO_QWEN, tmp_path)
+    replace_once(d / "disagg.sh", '${DYNAMO_HOME:-"/workspace"}', "${DYNAMO_HOME:-/scratch/alice/dynamo}")
+    text = (d / "disagg.sh").read_text()
+    found = only(lint(d), "RED001")
+    assert [f[1:4] for f in found] == [("disagg.sh", *_where(text, "/scratch/alice/dynamo"))]
+    assert "'/scratch/alice/dynamo'" in found[0][4]
+    replace_once(d / "disagg.sh", "${DYNAMO_HOME:-/scratch/alice/dynamo}", "${DYNAMO_HOME:-/workspace}")
+    assert only(lint(d), "RED001") == []

@@ -15,6 +15,7 @@ _PATH = re.compile(r"/+[A-Za-z0-9_.@+~-][^\s'\"`,;:)}\]|<>]*")
 _BEFORE_OK = set(" \t=\"'(:[{,>")
 _PLACEHOLDER_BEFORE = re.compile(r"<[^<>\s]+>$")
 _SHORT_OPTION_BEFORE = re.compile(r"(^|\s)-[A-Za-z]$")   # -v/home/alice:/models
+_DEFAULT_BEFORE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]$")   # ${MODEL:-/scratch/...}
 
 
 @rule("RED001", "unredacted-host-path", "error",
@@ -28,6 +29,9 @@ _SHORT_OPTION_BEFORE = re.compile(r"(^|\s)-[A-Za-z]$")   # -v/home/alice:/models
 def check_host_paths(ctx: Context):
     table = ctx.kb.paths
     prefixes = [(e["prefix"], e.get("why", "")) for e in table.get("host_prefixes") or []]
+    components = [(e["component"], e.get("why", "")) for e in table.get("host_components") or []
+                  if isinstance(e, dict) and e.get("component")]
+    container = set(table.get("container_prefixes") or [])
     for tf in ctx.sub.texts:
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
             if "/" not in line:
@@ -35,7 +39,8 @@ def check_host_paths(ctx: Context):
             for m in _PATH.finditer(line):
                 start = m.start()
                 before = line[:start]
-                if before and before[-1] not in _BEFORE_OK and not _SHORT_OPTION_BEFORE.search(before):
+                if before and before[-1] not in _BEFORE_OK and not _SHORT_OPTION_BEFORE.search(before) \
+                        and not _DEFAULT_BEFORE.search(before):
                     continue
                 if before.endswith(">") and _PLACEHOLDER_BEFORE.search(before):
                     continue  # <host-path>/hf-cache: already redacted
@@ -49,6 +54,9 @@ def check_host_paths(ctx: Context):
                 start = m.end() - len(path)
                 normalized = posixpath.normpath(path)
                 why = next((w for p, w in prefixes if normalized.startswith(p) or normalized == p.rstrip("/")), None)
+                parts = normalized.split("/")[1:]
+                if why is None and "/" + parts[0] not in container:
+                    why = next((w for c, w in components if c in parts[:-1]), None)
                 if why is None:
                     continue
                 span = Span(tf.display, lineno, start + 1, lineno, start + 1 + len(path))
