@@ -156,3 +156,36 @@ def test_path_in_a_parameter_default(tmp_path):
     assert "'/scratch/alice/dynamo'" in found[0][4]
     replace_once(d / "disagg.sh", "${DYNAMO_HOME:-/scratch/alice/dynamo}", "${DYNAMO_HOME:-/workspace}")
     assert only(lint(d), "RED001") == []
+
+
+# -- 8. --fix covers the whole shell word or is not offered ---------------------------------
+KIMI_DSPARK = "artificial-analysis/kimi-k3/gb300-sglang-tp8-nnodes2-dspark7"
+
+
+def _fix(d: Path) -> int:
+    from cfglint.fix import apply_fixes
+
+    result = lint_paths([str(d)])
+    return apply_fixes(result.findings, result.paths)
+
+
+def test_fix_does_not_cut_a_shell_expansion(tmp_path):
+    d = copy_submission(KIMI_DSPARK, tmp_path)
+    word = '"/lustre/fsw/alice/${DRAFT_MODEL##*/}"'
+    replace_once(d / "run.sh", "--speculative-draft-model-path /models/Kimi-K3-DSpark",
+                 f"--speculative-draft-model-path {word}")
+    text = (d / "run.sh").read_text()
+    found = only(lint(d), "RED001")
+    assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/lustre/"))]
+    assert "'/lustre/fsw/alice/${DRAFT_MODEL##*/}'" in found[0][4] and "by hand" in found[0][4]
+    assert _fix(d) == 0 and (d / "run.sh").read_text() == text  # was '"<host-path>}"'
+    replace_once(d / "run.sh", word, '"/lustre/fsw/alice/Kimi-K3-DSpark"')
+    assert _fix(d) == 1 and '--speculative-draft-model-path "<host-path>"' in (d / "run.sh").read_text()
+    assert only(lint(d), "RED001") == []
+
+
+def test_fix_skips_a_span_that_cuts_a_word():
+    from cfglint.fix import _whole
+
+    assert _whole("/lustre/a/b") and _whole("/lustre/${X##*/}")
+    assert not _whole("/lustre/${X##*/") and not _whole('/lustre/a"b')

@@ -11,7 +11,8 @@ from . import Context, rule
 
 # An absolute path starts at a '/' that does not continue a word, a placeholder, a variable
 # or a relative path, and runs to whitespace, a quote, a separator or a closing bracket.
-_PATH = re.compile(r"/+[A-Za-z0-9_.@+~-][^\s'\"`,;:)}\]|<>]*")
+# A ${...} expansion inside the path belongs to it (its '}' and ':-' do not end the path).
+_PATH = re.compile(r"/+[A-Za-z0-9_.@+~-](?:\$\{[^{}\s'\"]*\}|[^\s'\"`,;:)}\]|<>])*")
 _BEFORE_OK = set(" \t=\"'(:[{,>")
 _PLACEHOLDER_BEFORE = re.compile(r"<[^<>\s]+>$")
 _SHORT_OPTION_BEFORE = re.compile(r"(^|\s)-[A-Za-z]$")   # -v/home/alice:/models
@@ -60,9 +61,13 @@ def check_host_paths(ctx: Context):
                 if why is None:
                     continue
                 span = Span(tf.display, lineno, start + 1, lineno, start + 1 + len(path))
+                # a fix replaces the whole path or is not offered: a path that goes on through a
+                # shell expansion (/lustre/.../${DRAFT##*/}) would lose it, or its braces
+                dynamic = "$" in path
                 yield Finding("RED001",
-                              f"host-specific path '{path}' is not redacted ({why}); publish it as <host-path>",
-                              span, fix="<host-path>")
+                              f"host-specific path '{path}' is not redacted ({why}); publish it as <host-path>"
+                              + (" (by hand: it holds a shell expansion)" if dynamic else ""),
+                              span, fix=None if dynamic else "<host-path>")
 
 
 def mask(secret: str) -> str:
