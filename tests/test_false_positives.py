@@ -189,3 +189,31 @@ def test_fix_skips_a_span_that_cuts_a_word():
 
     assert _whole("/lustre/a/b") and _whole("/lustre/${X##*/}")
     assert not _whole("/lustre/${X##*/") and not _whole('/lustre/a"b')
+
+
+# -- 1. text is not a launch: help text, echo / printf to the terminal, comments, case patterns ---
+HELP_LINE = 'echo "  --enable-otel        Enable OpenTelemetry tracing"'
+
+
+def test_help_text_is_not_an_address(tmp_path):
+    d = copy_submission(DYNAMO_QWEN, tmp_path)
+    replace_once(d / "disagg.sh", HELP_LINE, 'echo "  --host HOST          Bind address"')
+    assert only(lint(d), "RED003") == []  # was: internal host name 'HOST' in --host
+    replace_once(d / "disagg.sh", "python3 -m dynamo.frontend &", "python3 -m dynamo.frontend --host HOST &")
+    text = (d / "disagg.sh").read_text()
+    found = only(lint(d), "RED003")  # the same words on a launch are a setting
+    assert [f[1:4] for f in found] == [("disagg.sh", *_where(text, "HOST &"))]
+
+
+def test_usage_heredoc_printf_and_comment_are_text(tmp_path):
+    d = copy_submission(DYNAMO_QWEN, tmp_path)
+    replace_once(d / "disagg.sh", HELP_LINE,
+                 'cat <<USAGE\n  --master-addr ADDR   head node\nUSAGE\n'
+                 "            printf '%s\\n' \"  --api-key KEY  the key\" >&2\n"
+                 "            # --dist-init-addr head01:5000")
+    assert only(lint(d), "RED003") == [] and only(lint(d), "RED002") == []
+    replace_once(d / "disagg.sh", "cat <<USAGE", "cat > server.args <<USAGE")  # now it writes a file
+    text = (d / "disagg.sh").read_text()
+    found = only(lint(d), "RED003")
+    assert [f[1:4] for f in found] == [("disagg.sh", *_where(text, "ADDR   head"))]
+

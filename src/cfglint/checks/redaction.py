@@ -7,7 +7,16 @@ import re
 from functools import lru_cache
 
 from ..model import Finding, Span
+from ..shell import ShellScript
+from ..shelltext import inside
 from . import Context, rule
+
+
+def text_regions(ctx: Context) -> dict[str, list[Span]]:
+    """Per shell file (display path): regions that are text for a reader, not settings (usage
+    and help text, echo / printf to the terminal, comments, case patterns; shelltext.py)."""
+    return {display: script.text for display, script, _role, _args in ctx.sub.launches
+            if isinstance(script, ShellScript) and script.text}
 
 # An absolute path starts at a '/' that does not continue a word, a placeholder, a variable
 # or a relative path, and runs to whitespace, a quote, a separator or a closing bracket.
@@ -103,7 +112,9 @@ def _literal(value: str, not_secret: list[str]) -> bool:
       "in a published file.",
       "Published configurations are public: a token in a launch script or engine YAML gives anyone "
       "the submitter's access. Revoke the credential, then pass it from the environment or a "
-      "secret store ($HF_TOKEN, --api-key \"$API_KEY\"). cfglint masks the value in every output.",
+      "secret store ($HF_TOKEN, --api-key \"$API_KEY\"). cfglint masks the value in every output. "
+      "Token formats are reported anywhere; a '--api-key KEY' shape in help text, comments or "
+      "case patterns of a shell file is prose, not a setting.",
       ("rules/secrets.yaml (token formats with their vendors' documentation)",), tags=("security",),
       security_severity="9.0")
 def check_secrets(ctx: Context):
@@ -112,7 +123,9 @@ def check_secrets(ctx: Context):
     assign = table.get("assignments") or {}
     names = set(assign.get("flags") or []) | set(assign.get("env") or [])
     not_secret = [str(v) for v in assign.get("not_secret") or []]
+    prose = text_regions(ctx)
     for tf in ctx.sub.texts:
+        regions = prose.get(tf.display) or []
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
             seen: set[int] = set()
             for what, pattern in tokens:
@@ -122,6 +135,8 @@ def check_secrets(ctx: Context):
                                             f"from the environment", Span(tf.display, lineno, m.start() + 1, lineno, m.end() + 1),
                                   secret=True)
             for m in assignments(line, names):
+                if regions and inside(regions, lineno, m.start("name") + 1):
+                    continue  # echo "  --api-key KEY  ...": help text, not a setting
                 if _literal(m.group("value"), not_secret) and m.start("value") not in seen:
                     v = m.group("value")
                     yield Finding("RED002", f"{m.group('name')} is given the literal credential {mask(v)}; pass it "
@@ -150,7 +165,9 @@ _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
       "mean nothing elsewhere; the published convention is <head-ip>. Loopback and 0.0.0.0 are "
       "fine, and so are the documentation ranges (RFC 5737 192.0.2.0/24, 198.51.100.0/24, "
       "203.0.113.0/24; RFC 3849 2001:db8::/32). Which ranges are private is the configuration "
-      "key private-ranges (default: RFC 1918 and RFC 6598).",
+      "key private-ranges (default: RFC 1918 and RFC 6598). In a shell file, help and usage text "
+      "(echo / printf / cat <<EOF to the terminal), comments and case patterns are prose: a "
+      "'--host HOST' there is not a setting (a literal private address is still reported).",
       ("rules/secrets.yaml (addresses: RFC 1918 / RFC 6598 ranges, address-taking flags)",
        "RFC 5737 and RFC 3849 (documentation address ranges)"), tags=("security",))
 def check_addresses(ctx: Context):
@@ -166,7 +183,9 @@ def check_addresses(ctx: Context):
 
     names = set(table.get("flags") or []) | set(table.get("env") or [])
     public = set(table.get("public_names") or [])
+    prose = text_regions(ctx)
     for tf in ctx.sub.texts:
+        regions = prose.get(tf.display) or []
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
             flagged: set[int] = set()
             for m in _IPV4.finditer(line):
@@ -179,6 +198,8 @@ def check_addresses(ctx: Context):
                     yield Finding("RED003", f"private address {m.group(1)} is published; write <head-ip>",
                                   Span(tf.display, lineno, m.start(1) + 1, lineno, m.end(1) + 1), fix="<head-ip>")
             for m in assignments(line, names):
+                if regions and inside(regions, lineno, m.start("name") + 1):
+                    continue  # echo "  --host HOST  bind address": help text, not a setting
                 value = m.group("value")
                 host = _host(value)
                 if not host or host in public or host.startswith(("<", "$", "{")) or m.start("value") in flagged \
