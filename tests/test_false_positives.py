@@ -217,3 +217,26 @@ def test_usage_heredoc_printf_and_comment_are_text(tmp_path):
     found = only(lint(d), "RED003")
     assert [f[1:4] for f in found] == [("disagg.sh", *_where(text, "ADDR   head"))]
 
+
+
+# -- 2. container paths are not host paths: mount targets declared in the file ---------------
+def test_mount_target_is_a_container_path(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--ipc=host", "--ipc=host -v ${PWD}:/mnt")
+    replace_once(d / "run.sh", "--model-path moonshotai/Kimi-K3", "--model-path /mnt/Kimi-K3")
+    assert only(lint(d), "RED001") == []  # was: /mnt (the target) and /mnt/Kimi-K3
+    replace_once(d / "run.sh", "-v ${PWD}:/mnt", "-v /home/alice/models:/mnt")
+    text = (d / "run.sh").read_text()
+    found = only(lint(d), "RED001")  # the host side of the mount is still host-specific
+    assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/home/alice/models"))]
+    replace_once(d / "run.sh", "-v /home/alice/models:/mnt", "--mount type=bind,src=/home/alice/models,dst=/mnt")
+    text = (d / "run.sh").read_text()
+    assert [f[1:4] for f in only(lint(d), "RED001")] == [("run.sh", *_where(text, "/home/alice/models"))]
+
+
+def test_without_a_mount_mnt_is_the_hosts(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--model-path moonshotai/Kimi-K3", "--model-path /mnt/Kimi-K3")
+    text = (d / "run.sh").read_text()
+    found = only(lint(d), "RED001")  # no mount declared: /mnt is the host's
+    assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/mnt/Kimi-K3"))]

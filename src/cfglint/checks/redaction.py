@@ -28,13 +28,73 @@ _SHORT_OPTION_BEFORE = re.compile(r"(^|\s)-[A-Za-z]$")   # -v/home/alice:/models
 _DEFAULT_BEFORE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]$")   # ${MODEL:-/scratch/...}
 
 
+def _mount_pairs(value: str, entry: dict) -> list[tuple[str, str]]:
+    """(source, target) pairs of one mount option value, per the entry's form (rules/paths.yaml)."""
+    pairs = []
+    if entry.get("form") == "keys":
+        kv = dict(p.split("=", 1) for p in value.split(",") if "=" in p)
+        dst = next((kv[k] for k in entry.get("target_keys") or [] if kv.get(k)), None)
+        if dst:
+            pairs.append((kv.get("src") or kv.get("source") or "", dst))
+        return pairs
+    for item in value.split(",") if entry.get("list") else [value]:
+        parts = item.split(":")
+        if len(parts) >= 2 and parts[1]:
+            pairs.append((parts[0], parts[1]))
+    return pairs
+
+
+def mounts(ctx: Context) -> dict[str, tuple[list[str], list[str]]]:
+    """Per shell file: (targets, sources) of the container mounts its commands declare
+    (docker/podman -v and --mount, srun --container-mounts, apptainer --bind; rules/paths.yaml
+    mounts), as normalized absolute paths."""
+    table = [e for e in ctx.kb.paths.get("mounts") or [] if isinstance(e, dict)]
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    for display, script, _role, _args in ctx.sub.launches:
+        if not isinstance(script, ShellScript):
+            continue
+        targets, sources = [], []
+        for cmd in script.commands:
+            tokens = [t.strip("\"'") for w in cmd.words for t in w.text.split()]
+            names = [posixpath.basename(t) for t in tokens]
+            for entry in table:
+                start = next((i for i, n in enumerate(names) if n in (entry.get("commands") or [])), None)
+                if start is None:
+                    continue
+                options = entry.get("options") or []
+                for i in range(start + 1, len(tokens)):
+                    tok, value = tokens[i], None
+                    if tok in options and i + 1 < len(tokens):
+                        value = tokens[i + 1]
+                    else:
+                        for o in options:
+                            if tok.startswith(o + "=") or (len(o) == 2 and tok.startswith(o) and tok[2:3] in ("/", "$")):
+                                value = tok[len(o) + (1 if tok.startswith(o + "=") else 0):]
+                    if not value:
+                        continue
+                    for src, dst in _mount_pairs(value.strip("\"'"), entry):
+                        if dst.startswith("/"):
+                            targets.append(posixpath.normpath(dst))
+                        if src.startswith("/"):
+                            sources.append(posixpath.normpath(src))
+        if targets:
+            out[display] = (targets, sources)
+    return out
+
+
+def _under(path: str, roots: list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
 @rule("RED001", "unredacted-host-path", "error",
       "A host-specific path is not redacted as <host-path>.",
       "Published configurations redact host-specific paths (home directories, shared and "
       "scratch file systems, site mounts) as <host-path>: they name users and sites, and they "
       "mean nothing on anyone else's machine. Container-standard paths (/models, /root/.cache, "
-      "/opt, /usr, /tmp ...) stay as they are.",
-      ("rules/paths.yaml", "seed pages: 'Host-specific paths are redacted as <host-path>.'"),
+      "/opt, /usr, /tmp ...) stay as they are, and so does a path under a mount target the same "
+      "file declares (docker run -v ${PWD}:/mnt ... --model-path /mnt/model is the container's "
+      "/mnt); the mount's host source is still checked.",
+      ("rules/paths.yaml (host prefixes; container mount options with the Docker, Podman, pyxis and Apptainer documentation)", "seed pages: 'Host-specific paths are redacted as <host-path>.'"),
       tags=("security",), security_severity="3.0")
 def check_host_paths(ctx: Context):
     table = ctx.kb.paths
@@ -42,7 +102,9 @@ def check_host_paths(ctx: Context):
     components = [(e["component"], e.get("why", "")) for e in table.get("host_components") or []
                   if isinstance(e, dict) and e.get("component")]
     container = set(table.get("container_prefixes") or [])
+    mounted = mounts(ctx)
     for tf in ctx.sub.texts:
+        targets, sources = mounted.get(tf.display, ([], []))
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
             if "/" not in line:
                 continue
@@ -63,6 +125,8 @@ def check_host_paths(ctx: Context):
                 path = "/" + path.lstrip("/")
                 start = m.end() - len(path)
                 normalized = posixpath.normpath(path)
+                if targets and _under(normalized, targets) and not _under(normalized, sources):
+                    continue  # inside a container this file starts: -v ${PWD}:/mnt ... /mnt/model
                 why = next((w for p, w in prefixes if normalized.startswith(p) or normalized == p.rstrip("/")), None)
                 parts = normalized.split("/")[1:]
                 if why is None and "/" + parts[0] not in container:
