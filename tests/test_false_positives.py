@@ -240,3 +240,26 @@ def test_without_a_mount_mnt_is_the_hosts(tmp_path):
     text = (d / "run.sh").read_text()
     found = only(lint(d), "RED001")  # no mount declared: /mnt is the host's
     assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/mnt/Kimi-K3"))]
+
+
+# -- 4. TensorRT-LLM disaggregated server: top-level keys pass through to every server ---------
+TRT_DISAGG = "nvidia/deepseek-v4-pro/b300-trtllm-1p1d-colocated"
+
+
+def test_disagg_server_top_level_free_gpu_memory_fraction(tmp_path):
+    d = copy_submission(TRT_DISAGG, tmp_path)
+    replace_once(d / "server_config.yaml", "backend: pytorch", "backend: pytorch\nfree_gpu_memory_fraction: 0.8")
+    assert only(lint(d), "SCH001") == []  # extract_disagg_cfg copies it into both sections: get_llm_args takes it
+    replace_once(d / "server_config.yaml", "free_gpu_memory_fraction: 0.8", "free_gpu_mem_fraction: 0.8")
+    found = only(lint(d), "SCH001")
+    assert [f[1:4] for f in found] == [("server_config.yaml", 2, 1)] and "free_gpu_mem_fraction" in found[0][4]
+
+
+def test_disagg_server_section_free_gpu_memory_fraction(tmp_path):
+    d = copy_submission(TRT_DISAGG, tmp_path)
+    replace_once(d / "server_config.yaml", "context_servers:\n  num_instances: 1",
+                 "context_servers:\n  num_instances: 1\n  free_gpu_memory_fraction: 0.85")
+    assert only(lint(d), "SCH001") == []
+    replace_once(d / "server_config.yaml", "free_gpu_memory_fraction: 0.85", "free_gpu_memory_fraction: 1.5")
+    found = only(lint(d), "SCH001")
+    assert [f[1:4] for f in found] == [("server_config.yaml", 4, 29)]
