@@ -263,3 +263,26 @@ def test_disagg_server_section_free_gpu_memory_fraction(tmp_path):
     replace_once(d / "server_config.yaml", "free_gpu_memory_fraction: 0.85", "free_gpu_memory_fraction: 1.5")
     found = only(lint(d), "SCH001")
     assert [f[1:4] for f in found] == [("server_config.yaml", 4, 29)]
+
+
+# -- 5. TensorRT-LLM values per release: moe_config.backend WIDEEP ----------------------------
+def test_wideep_moe_backend_is_valid_before_its_removal(tmp_path):
+    d = copy_submission(TRT_DISAGG, tmp_path)
+    replace_once(d / "gen_config.yaml", "backend: TRTLLM", "backend: WIDEEP")
+    assert only(lint(d), "SCH001") == []  # the manifest declares 1.3.0rc15.post1: WIDEEP exists there
+    replace_once(d / "submission.yaml", 'version: "1.3.0rc15.post1"', 'version: "1.3.0rc27"')
+    text = (d / "gen_config.yaml").read_text()
+    found = only(lint(d), "SCH001")
+    assert [f[1:4] for f in found] == [("gen_config.yaml", *_where(text, "WIDEEP"))]
+    message = found[0][4]
+    assert "'WIDEEP' was removed in TensorRT-LLM 1.3.0rc27" in message
+    assert "checked against TensorRT-LLM 1.3.0rc27 (the manifest's engine version)" in message
+    assert "use DEEPGEMM for FP8 block-scale checkpoints, otherwise TRTLLM, CUTEDSL or CUTLASS" in message
+
+
+def test_wideep_without_a_declared_version_names_what_was_checked(tmp_path):
+    d = copy_submission(TRT_DISAGG, tmp_path)
+    replace_once(d / "gen_config.yaml", "backend: TRTLLM", "backend: WIDEEP")
+    replace_once(d / "submission.yaml", 'version: "1.3.0rc15.post1"', 'version: "main"')
+    found = only(lint(d), "SCH001")
+    assert len(found) == 1 and "checked against the newest TensorRT-LLM read (no engine version declared)" in found[0][4]
