@@ -61,7 +61,7 @@ def _removed_value_findings(ctx: Context, cfg: ConfigFile, findings: list):
         entry = values[node.value]
         findings[:] = [f for f in findings if f.span != node.span]
         removed = entry.get("removed_in")
-        if declared and release(declared) < release(removed):
+        if declared and release(removed) and release(declared) < release(removed):
             continue
         against = f"TensorRT-LLM {declared} (the manifest's engine version)" if declared else \
             "the newest TensorRT-LLM read (no engine version declared)"
