@@ -286,3 +286,13 @@ def test_wideep_without_a_declared_version_names_what_was_checked(tmp_path):
     replace_once(d / "submission.yaml", 'version: "1.3.0rc15.post1"', 'version: "main"')
     found = only(lint(d), "SCH001")
     assert len(found) == 1 and "checked against the newest TensorRT-LLM read (no engine version declared)" in found[0][4]
+
+
+def test_mount_list_variable_targets_are_container_paths(tmp_path):
+    d = copy_submission(KIMI_NNODES, tmp_path)
+    replace_once(d / "run.sh", "sglang serve", 'CONTAINER_MOUNTS="${PWD}:/mnt,/home/alice/hf:/hf"\n'
+                 "srun --container-image lmsysorg/sglang:kimi-k3 --container-mounts=$CONTAINER_MOUNTS sglang serve")
+    replace_once(d / "run.sh", "--model-path /models/Kimi-K3", "--model-path /mnt/Kimi-K3")
+    text = (d / "run.sh").read_text()
+    found = only(lint(d), "RED001")  # /mnt is the container's; the source /home/alice/hf is the host's
+    assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/home/alice/hf"))]

@@ -77,9 +77,25 @@ def mounts(ctx: Context) -> dict[str, tuple[list[str], list[str]]]:
                             targets.append(posixpath.normpath(dst))
                         if src.startswith("/"):
                             sources.append(posixpath.normpath(src))
+        variables = ctx.kb.paths.get("mount_variables") or {}
+        suffixes = tuple(str(s) for s in variables.get("suffixes") or [])
+        tf = next((t for t in ctx.sub.texts if t.display == display), None)
+        if suffixes and tf is not None:
+            for m in _MOUNT_VARIABLE.finditer(tf.text):
+                if m.group("name").upper().endswith(suffixes):
+                    for src, dst in _mount_pairs(m.group("value").strip("\"'"), variables):
+                        if dst.startswith("/"):
+                            targets.append(posixpath.normpath(dst))
+                        if src.startswith("/"):
+                            sources.append(posixpath.normpath(src))
         if targets:
             out[display] = (targets, sources)
     return out
+
+
+# NAME=value / NAME="value" at the start of a line or after export (a mount-list variable)
+_MOUNT_VARIABLE = re.compile(r"^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|\S+)",
+                             re.M)
 
 
 def _under(path: str, roots: list[str]) -> bool:
