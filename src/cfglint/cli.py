@@ -84,7 +84,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         sys.exit(2)
     if max_file_size:
         cfg.max_file_size = max_file_size
-    result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size)
+    result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges)
     if result.missing:
         for m in result.missing:
             click.echo(f"cfglint: error: no such file or directory: {m}", err=True)
@@ -100,7 +100,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             sys.exit(2)
         if fixed:
             click.echo(f"cfglint: fixed {fixed} finding(s)", err=True)
-            result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size)
+            result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges)
             result.findings = cfg.apply(result.findings)
     if write_baseline:
         from .baseline import write

@@ -5,7 +5,9 @@ Command-line options override it.
 Keys: ``select`` / ``ignore`` (rule ids or families, e.g. ``RED``), ``per-file-ignores``
 (glob -> ids), ``levels`` (id -> note | warning | error), ``fail-level``, ``knowledge``
 (extra knowledge files, relative to the configuration file), ``require-reason`` (bool),
-``max-file-size`` (bytes; larger files are reported, not read).
+``max-file-size`` (bytes; larger files are reported, not read), ``private-ranges`` (CIDR networks,
+IPv4 or IPv6, whose addresses RED003 reports; replaces the bundled RFC 1918 / RFC 6598 list;
+documentation ranges, RFC 5737 / RFC 3849, are never reported).
 An unknown key or a wrong value is a :class:`ConfigError` naming its file, line and column.
 """
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from .model import LEVELS, Finding, rule_matches
 
 KEYS = ("select", "ignore", "per-file-ignores", "levels", "fail-level", "knowledge", "require-reason",
-        "max-file-size")
+        "max-file-size", "private-ranges")
 
 
 class ConfigError(Exception):
@@ -37,6 +39,7 @@ class Config:
     knowledge: list[str] = field(default_factory=list)
     require_reason: bool = False
     max_file_size: int = 10 * 1024 * 1024  # bytes; bigger files are an IO001 finding, not read
+    private_ranges: tuple[str, ...] | None = None  # CIDR networks RED003 reports; None: rules/secrets.yaml's
 
     def apply(self, findings: list[Finding]) -> list[Finding]:
         """Findings kept by select / ignore / per-file-ignores, with levels overridden."""
@@ -154,6 +157,17 @@ def load_config(path: str | None) -> Config:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"{pos}: 'max-file-size' must be a positive number of bytes")
             cfg.max_file_size = value
+        elif key == "private-ranges":
+            import ipaddress
+
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{pos}: 'private-ranges' must be a list of CIDR networks (\"10.0.0.0/8\", \"fd00::/8\")")
+            for v in value:
+                try:
+                    ipaddress.ip_network(v)
+                except ValueError as err:
+                    raise ConfigError(f"{pos}: 'private-ranges': {err}") from None
+            cfg.private_ranges = tuple(value)
         elif key == "require-reason":
             if not isinstance(value, bool):
                 raise ConfigError(f"{pos}: 'require-reason' must be true or false")

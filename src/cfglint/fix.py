@@ -11,9 +11,19 @@ from collections import defaultdict
 from .model import Finding
 
 
+def _whole(text: str) -> bool:
+    """Whether ``text`` (the characters a fix replaces) holds whole shell words' parts: no
+    expansion, bracket or quote opened or closed outside it (``${X`` without its ``}``)."""
+    pairs = (("${", "}"), ("$(", ")"), ("[", "]"))
+    if any(text.count(o) != text.count(c) for o, c in pairs):
+        return False
+    return text.count('"') % 2 == 0 and text.count("'") % 2 == 0 and text.count("`") % 2 == 0
+
+
 def apply_fixes(findings: list[Finding], paths: dict[str, str]) -> int:
     """Apply the fixes of active single-line findings. ``paths`` maps a display path to the
-    file's real path. Returns the number of replacements made; raises OSError."""
+    file's real path. A fix whose span would cut a shell expansion, bracket or quote in two is
+    not applied. Returns the number of replacements made; raises OSError."""
     per_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         if f.fix is not None and not f.suppressed and f.span.line == f.span.end_line and f.span.path in paths:
@@ -31,6 +41,8 @@ def apply_fixes(findings: list[Finding], paths: dict[str, str]) -> int:
                 continue
             seen.add(key)
             line = lines[f.span.line - 1]
+            if not _whole(line[f.span.col - 1: f.span.end_col - 1]):
+                continue
             lines[f.span.line - 1] = line[: f.span.col - 1] + f.fix + line[f.span.end_col - 1:]
             done += 1
         with open(path, "w", encoding="utf-8", newline="") as fh:

@@ -105,8 +105,9 @@ class Knowledge:
     Raises KnowledgeError for an unreadable or malformed file.
     """
 
-    def __init__(self, extra: tuple[str, ...] = ()):
+    def __init__(self, extra: tuple[str, ...] = (), private_ranges: tuple[str, ...] | None = None):
         self.extra = [_user_file(p) for p in extra]
+        self.private_ranges = private_ranges  # the configuration's private-ranges (CIDR), None: the bundled list
 
     @cached_property
     def engines(self) -> dict:
@@ -123,7 +124,10 @@ class Knowledge:
 
     @cached_property
     def secrets(self) -> dict:
-        return _load("secrets.yaml")
+        secrets = _load("secrets.yaml")
+        if self.private_ranges is not None:
+            secrets.setdefault("addresses", {})["private"] = list(self.private_ranges)
+        return secrets
 
     @cached_property
     def kernels(self) -> dict:
@@ -522,6 +526,7 @@ def _registries() -> dict[str, FlagRegistry]:
 
 
 @lru_cache(maxsize=4)
-def knowledge(extra: tuple[str, ...] = ()) -> Knowledge:
-    """The knowledge base, bundled data plus the user's files ``extra`` (cached per set)."""
-    return Knowledge(extra)
+def knowledge(extra: tuple[str, ...] = (), private_ranges: tuple[str, ...] | None = None) -> Knowledge:
+    """The knowledge base, bundled data plus the user's files ``extra`` and the configuration's
+    ``private_ranges`` (CIDR networks RED003 reports; None: rules/secrets.yaml's), cached per set."""
+    return Knowledge(extra, private_ranges)

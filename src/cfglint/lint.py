@@ -94,14 +94,14 @@ def _mask_secrets(result: LintResult) -> None:
 
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
-               max_bytes: int = MAX_BYTES) -> LintResult:
+               max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None) -> LintResult:
     """Lint ``paths`` (submission directories, trees of them, single files). Findings are
     sorted, deduplicated and have credentials masked in ``sources``; ``missing`` lists paths
     that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it."""
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
-    kb = knowledge(extra_knowledge)
+    kb = knowledge(extra_knowledge, private_ranges)
     load_loose = partial(load_loose_file, max_bytes=max_bytes)
     # (load, path, why): why is None, ("unlisted", manifest files span) or ("orphan", None)
     jobs: list[tuple] = [(partial(load_submission, kb=kb, max_bytes=max_bytes), d, None) for d in targets.submissions] + \

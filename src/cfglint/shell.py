@@ -53,6 +53,7 @@ class Command:
 class ShellScript:
     commands: list[Command] = field(default_factory=list)
     errors: list[Span] = field(default_factory=list)
+    text: list[Span] = field(default_factory=list)  # text for a reader (echo/help/comments): shelltext.py
 
 
 @lru_cache(maxsize=1)
@@ -140,6 +141,8 @@ def _parse_shell(text: str, path: str) -> ShellScript:
     tree = _parser().parse(masked)
     walker = _Walker(data, _Positions(data, path))
     walker.visit(tree.root_node, 1, None)
+    from .shelltext import text_regions
+    walker.script.text = text_regions(tree.root_node, walker.pos)
     return walker.script
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import yaml
 
 from ..extract import ConfigFile, is_server_config
 from ..knowledge import data_dir
+from ..model import Finding
 from ..validation import schema_findings, validator
-from ..yamlsrc import YMap, to_python
+from ..yamlsrc import YMap, YScalar, to_python, walk_path
 from . import Context, rule
 
 LLM_API_KEYS = {"tensor_parallel_size", "pipeline_parallel_size", "moe_expert_parallel_size", "kv_cache_config",
@@ -22,6 +24,50 @@ def renamed_keys() -> dict:
     """schemas/trtllm-renamed-keys.yaml: old dotted key -> {new, since, source}."""
     with open(data_dir("schemas") / "trtllm-renamed-keys.yaml", encoding="utf-8") as fh:
         return yaml.safe_load(fh) or {}
+
+
+@lru_cache(maxsize=1)
+def removed_values() -> dict:
+    """schemas/trtllm-removed-values.yaml: dotted key -> value -> {removed_in, replacement, source}."""
+    with open(data_dir("schemas") / "trtllm-removed-values.yaml", encoding="utf-8") as fh:
+        return yaml.safe_load(fh) or {}
+
+
+def release(text) -> tuple | None:
+    """A TensorRT-LLM release as a sortable tuple: ``1.3.0rc15.post1`` -> (1, 3, 0, 0, 15),
+    ``1.3.0`` -> (1, 3, 0, 1, 0) (a release candidate sorts before its release); None without x.y.z."""
+    m = re.search(r"(\d+)\.(\d+)\.(\d+)(?:rc(\d+))?", str(text)) if text is not None else None
+    if not m:
+        return None
+    major, minor, patch, rc = m.groups()
+    return int(major), int(minor), int(patch), 0 if rc is not None else 1, int(rc or 0)
+
+
+def _declared_trtllm(ctx: Context) -> str | None:
+    engine = ctx.manifest.get("engine") if ctx.sub.has_manifest else None
+    if isinstance(engine, dict) and engine.get("name") == "trtllm" and release(engine.get("version")):
+        return str(engine["version"])
+    return None
+
+
+def _removed_value_findings(ctx: Context, cfg: ConfigFile, findings: list):
+    """Replace the schema's enum error on a value a later release removed: accepted when the
+    declared release predates the removal, else reported with the release and the replacement."""
+    declared = _declared_trtllm(ctx)
+    for dotted, values in removed_values().items():
+        node = walk_path(cfg.root, tuple(dotted.split(".")))
+        if not isinstance(node, YScalar) or not isinstance(node.value, str) or node.value not in (values or {}):
+            continue
+        entry = values[node.value]
+        findings[:] = [f for f in findings if f.span != node.span]
+        removed = entry.get("removed_in")
+        if declared and release(removed) and release(declared) < release(removed):
+            continue
+        against = f"TensorRT-LLM {declared} (the manifest's engine version)" if declared else \
+            "the newest TensorRT-LLM read (no engine version declared)"
+        findings.append(Finding("SCH001", f"{dotted.replace('.', '/')}: '{node.value}' was removed in TensorRT-LLM "
+                                          f"{removed}; checked against {against}; use "
+                                          f"{' '.join(str(entry.get('replacement')).split())}", node.span))
 
 
 def _renamed_hint(path: tuple, key: str) -> str | None:
@@ -50,10 +96,13 @@ def _is_trtllm(ctx: Context, cfg: ConfigFile) -> bool:
       "pydantic models that forbid unknown keys, and server_config.yaml into its disaggregated "
       "server config: a misspelled or renamed key (kv_cache_dtype is now kv_cache_config.dtype, "
       "autotuner_enabled is enable_autotuner) stops the launch. The schemas in schemas/ mirror "
-      "those models, with enums for backends, decoding types and policies.",
+      "those models, with enums for backends, decoding types and policies. A value a later release "
+      "removed (moe_config.backend WIDEEP) is accepted when the manifest declares an earlier "
+      "release, and otherwise reported with the release checked against and the replacement.",
       ("schemas/trtllm-llm-api.schema.json (NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py, commit in the schema)",
        "schemas/trtllm-disagg-server.schema.json (tensorrt_llm/llmapi/disagg_utils.py)",
-       "schemas/trtllm-renamed-keys.yaml (release notes and PRs per key)"))
+       "schemas/trtllm-renamed-keys.yaml (release notes and PRs per key)",
+       "schemas/trtllm-removed-values.yaml (PRs and API references per removed value)"))
 def check_engine_schema(ctx: Context):
     for cfg in ctx.sub.configs:
         if not isinstance(cfg.root, YMap):
@@ -64,5 +113,8 @@ def check_engine_schema(ctx: Context):
             name = "trtllm-llm-api.schema.json"
         else:
             continue
-        yield from schema_findings("SCH001", validator(name), cfg.root, to_python(cfg.root), cfg.display,
+        findings = schema_findings("SCH001", validator(name), cfg.root, to_python(cfg.root), cfg.display,
                                    unknown_key_hint=_renamed_hint)
+        if name == "trtllm-llm-api.schema.json":
+            _removed_value_findings(ctx, cfg, findings)
+        yield from findings

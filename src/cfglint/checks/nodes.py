@@ -71,8 +71,8 @@ def _per_node(ctx: Context) -> tuple[int | None, str]:
       "one literal rank is read as the per-node template). Its TP x PP must split evenly over the nodes; a single-node launch cannot use "
       "more accelerators than one node holds (GB300: 4 per compute tray), and "
       "sglang_router.launch_server starts all its --dp-size workers on one node. Workers started "
-      "on one host with CUDA_VISIBLE_DEVICES must not share a GPU and must list as many GPUs as "
-      "their TP x PP; mpirun -n must equal TP x PP for TensorRT-LLM; srun -N must equal the "
+      "on one host with CUDA_VISIBLE_DEVICES must not share a GPU and must list at least as many GPUs "
+      "as their TP x PP (more is a warning: the engine uses the first ones, the others idle); mpirun -n must equal TP x PP for TensorRT-LLM; srun -N must equal the "
       "engine's --nnodes, and a container started with docker run --gpus N or device=... needs "
       "at least the GPUs its worker runs on that node.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (nnodes, node_rank, dist_init_addr)",
@@ -81,7 +81,9 @@ def _per_node(ctx: Context) -> tuple[int | None, str]:
        "docs.vllm.ai serving/parallelism_scaling.md and serving/data_parallel_deployment.md",
        "sgl-project/sglang sgl-router/py_src/sglang_router/launch_server.py (base_gpu_id = dp_id x tp_size)",
        "Slurm srun(1) (-N/--nodes); docs.docker.com docker container run (--gpus)",
-       "rules/accelerators.yaml (per_node)"))
+       "rules/accelerators.yaml (per_node)",
+       "sgl-project/sglang python/sglang/srt/server_args.py (--base-gpu-id 0: TP rank r runs on visible GPU base + r); "
+       "NVIDIA CUDA C Programming Guide, CUDA_VISIBLE_DEVICES (devices are renumbered from 0 in the listed order)"))
 def check_nodes(ctx: Context):
     procs = ctx.deployment.engine_processes()
     per_node, what = _per_node(ctx) if ctx.sub.has_manifest else (None, "")
@@ -127,8 +129,15 @@ def check_nodes(ctx: Context):
         local = _local(p, got)
         if p.device_list is not None and local is not None and got[1] is not p.visible_devices \
                 and p.visible_devices.value != local[0]:
-            yield Finding("TOP003", f"CUDA_VISIBLE_DEVICES={p.device_list.value} lists {p.visible_devices.value} "
-                                    f"GPU(s) but the worker runs {local[1]}", p.device_list.span)
+            if p.visible_devices.value > local[0]:
+                # more GPUs visible than used works: the engine takes the first ones, the rest idle
+                idle = p.device_list.value.split(",")[local[0]:]
+                yield Finding("TOP003", f"CUDA_VISIBLE_DEVICES={p.device_list.value} lists {p.visible_devices.value} "
+                                        f"GPU(s) but the worker runs {local[1]}: GPU(s) {','.join(idle)} stay idle",
+                              p.device_list.span, level="warning")
+            else:
+                yield Finding("TOP003", f"CUDA_VISIBLE_DEVICES={p.device_list.value} lists {p.visible_devices.value} "
+                                        f"GPU(s) but the worker runs {local[1]}", p.device_list.span)
     yield from _rank_coverage(procs)
     seen: dict[tuple[str, str], tuple] = {}
     for p in procs:

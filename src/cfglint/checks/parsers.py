@@ -68,7 +68,9 @@ def _suggest(kb: Knowledge, ref: ParserRef, registry: dict) -> str:
       "(SGLang --reasoning-parser deepseek-v4 and --tool-call-parser deepseekv4, Dynamo and "
       "TensorRT-LLM deepseek_v4). An unknown name stops SGLang, vLLM and TensorRT-LLM at "
       "start-up; Dynamo silently falls back to its basic parser, so reasoning text leaks into "
-      "answers and tool calls are not parsed.",
+      "answers and tool calls are not parsed. Names added in a later release (SGLang 'auto' from "
+      "0.5.12) are accepted when the manifest's engine version is that release or later, or not "
+      "known, and reported with the release they need when it is older.",
       ("rules/parsers.yaml: SGLang reasoning_parser_names.py / function_call parser_names.py, "
        "vLLM vllm/reasoning and vllm/tool_parsers registries, TensorRT-LLM reasoning_parser.py / "
        "tool_parser_factory.py, Dynamo lib/parsers (commits recorded per entry)",))
@@ -76,7 +78,19 @@ def check_unknown_parser(ctx: Context):
     for ref, _model in _refs(ctx):
         registry = ctx.kb.parser_registry(ref.registry, ref.kind)
         name = ref.name.value
-        if registry is None or not isinstance(name, str) or name in registry or name.lower() in registry:
+        if registry is None or not isinstance(name, str):
+            continue
+        entry = _entry(registry, name)
+        if entry is not None:
+            since = _version(entry.get("since"))
+            declared = _declared_version(ctx, ref.registry)
+            if since and declared and declared[0] < since:
+                yield Finding("PRS001",
+                              f"{ENGINE_NAMES.get(ref.registry, ref.registry)} {declared[1]} (the manifest's engine "
+                              f"version) has no {KIND_NAMES[ref.kind]} parser '{name}' ({ref.via}): it exists from "
+                              f"{entry['since']}; upgrade or name the parser", ref.name.span)
+            continue
+        if name in registry or name.lower() in registry:
             continue
         if _unconfirmed(ctx.kb, ref.registry, ref.kind, name):
             continue
@@ -139,6 +153,24 @@ def check_parser_family(ctx: Context):
                       f"{KIND_NAMES[ref.kind]} parser '{name}' ({ref.via}) is for {', '.join(families)} models, "
                       f"but the model {model_id} is {family}{hint}",
                       ref.name.span)
+
+
+def _version(text) -> tuple[int, ...] | None:
+    """``"0.5.12"`` (or ``v0.5.12rc1``, ``lmsysorg/sglang:v0.5.12-cu130``) as (0, 5, 12); None without x.y.z."""
+    m = re.search(r"(\d+)\.(\d+)\.(\d+)", str(text)) if text is not None else None
+    return tuple(int(g) for g in m.groups()) if m else None
+
+
+def _declared_version(ctx: Context, engine: str) -> tuple[tuple[int, ...], str] | None:
+    """The release the manifest declares for ``engine`` as ((x, y, z), text), or None when the
+    manifest names another engine or no x.y.z version (``kimi-k3``, a commit)."""
+    if not ctx.sub.has_manifest or not isinstance(ctx.manifest.get("engine"), dict):
+        return None
+    declared = ctx.manifest["engine"]
+    if declared.get("name") != engine:
+        return None
+    v = _version(declared.get("version"))
+    return (v, str(declared.get("version"))) if v else None
 
 
 def _entry(registry: dict | None, name) -> dict | None:

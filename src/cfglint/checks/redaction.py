@@ -7,14 +7,99 @@ import re
 from functools import lru_cache
 
 from ..model import Finding, Span
+from ..shell import ShellScript
+from ..shelltext import inside
 from . import Context, rule
+
+
+def text_regions(ctx: Context) -> dict[str, list[Span]]:
+    """Per shell file (display path): regions that are text for a reader, not settings (usage
+    and help text, echo / printf to the terminal, comments, case patterns; shelltext.py)."""
+    return {display: script.text for display, script, _role, _args in ctx.sub.launches
+            if isinstance(script, ShellScript) and script.text}
 
 # An absolute path starts at a '/' that does not continue a word, a placeholder, a variable
 # or a relative path, and runs to whitespace, a quote, a separator or a closing bracket.
-_PATH = re.compile(r"/+[A-Za-z0-9_.@+~-][^\s'\"`,;:)}\]|<>]*")
+# A ${...} expansion inside the path belongs to it (its '}' and ':-' do not end the path).
+_PATH = re.compile(r"/+[A-Za-z0-9_.@+~-](?:\$\{[^{}\s'\"]*\}|[^\s'\"`,;:)}\]|<>])*")
 _BEFORE_OK = set(" \t=\"'(:[{,>")
 _PLACEHOLDER_BEFORE = re.compile(r"<[^<>\s]+>$")
 _SHORT_OPTION_BEFORE = re.compile(r"(^|\s)-[A-Za-z]$")   # -v/home/alice:/models
+_DEFAULT_BEFORE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]$")   # ${MODEL:-/scratch/...}
+
+
+def _mount_pairs(value: str, entry: dict) -> list[tuple[str, str]]:
+    """(source, target) pairs of one mount option value, per the entry's form (rules/paths.yaml)."""
+    pairs = []
+    if entry.get("form") == "keys":
+        kv = dict(p.split("=", 1) for p in value.split(",") if "=" in p)
+        dst = next((kv[k] for k in entry.get("target_keys") or [] if kv.get(k)), None)
+        if dst:
+            pairs.append((kv.get("src") or kv.get("source") or "", dst))
+        return pairs
+    for item in value.split(",") if entry.get("list") else [value]:
+        parts = item.split(":")
+        if len(parts) >= 2 and parts[1]:
+            pairs.append((parts[0], parts[1]))
+    return pairs
+
+
+def mounts(ctx: Context) -> dict[str, tuple[list[str], list[str]]]:
+    """Per shell file: (targets, sources) of the container mounts its commands declare
+    (docker/podman -v and --mount, srun --container-mounts, apptainer --bind; rules/paths.yaml
+    mounts), as normalized absolute paths."""
+    table = [e for e in ctx.kb.paths.get("mounts") or [] if isinstance(e, dict)]
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    for display, script, _role, _args in ctx.sub.launches:
+        if not isinstance(script, ShellScript):
+            continue
+        targets, sources = [], []
+        for cmd in script.commands:
+            tokens = [t.strip("\"'") for w in cmd.words for t in w.text.split()]
+            names = [posixpath.basename(t) for t in tokens]
+            for entry in table:
+                start = next((i for i, n in enumerate(names) if n in (entry.get("commands") or [])), None)
+                if start is None:
+                    continue
+                options = entry.get("options") or []
+                for i in range(start + 1, len(tokens)):
+                    tok, value = tokens[i], None
+                    if tok in options and i + 1 < len(tokens):
+                        value = tokens[i + 1]
+                    else:
+                        for o in options:
+                            if tok.startswith(o + "=") or (len(o) == 2 and tok.startswith(o) and tok[2:3] in ("/", "$")):
+                                value = tok[len(o) + (1 if tok.startswith(o + "=") else 0):]
+                    if not value:
+                        continue
+                    for src, dst in _mount_pairs(value.strip("\"'"), entry):
+                        if dst.startswith("/"):
+                            targets.append(posixpath.normpath(dst))
+                        if src.startswith("/"):
+                            sources.append(posixpath.normpath(src))
+        variables = ctx.kb.paths.get("mount_variables") or {}
+        suffixes = tuple(str(s) for s in variables.get("suffixes") or [])
+        tf = next((t for t in ctx.sub.texts if t.display == display), None)
+        if suffixes and tf is not None:
+            for m in _MOUNT_VARIABLE.finditer(tf.text):
+                if m.group("name").upper().endswith(suffixes):
+                    for src, dst in _mount_pairs(m.group("value").strip("\"'"), variables):
+                        if dst.startswith("/"):
+                            targets.append(posixpath.normpath(dst))
+                        if src.startswith("/"):
+                            sources.append(posixpath.normpath(src))
+        if targets:
+            out[display] = (targets, sources)
+    return out
+
+
+# NAME=value / NAME="value" at the start of a line or after export (a mount-list variable)
+_MOUNT_VARIABLE = re.compile(r"^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|\S+)",
+                             re.M)
+
+
+def _under(path: str, roots: list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
 @rule("RED001", "unredacted-host-path", "error",
@@ -22,20 +107,28 @@ _SHORT_OPTION_BEFORE = re.compile(r"(^|\s)-[A-Za-z]$")   # -v/home/alice:/models
       "Published configurations redact host-specific paths (home directories, shared and "
       "scratch file systems, site mounts) as <host-path>: they name users and sites, and they "
       "mean nothing on anyone else's machine. Container-standard paths (/models, /root/.cache, "
-      "/opt, /usr, /tmp ...) stay as they are.",
-      ("rules/paths.yaml", "seed pages: 'Host-specific paths are redacted as <host-path>.'"),
+      "/opt, /usr, /tmp ...) stay as they are, and so does a path under a mount target the same "
+      "file declares (docker run -v ${PWD}:/mnt ... --model-path /mnt/model is the container's "
+      "/mnt); the mount's host source is still checked.",
+      ("rules/paths.yaml (host prefixes; container mount options with the Docker, Podman, pyxis and Apptainer documentation)", "seed pages: 'Host-specific paths are redacted as <host-path>.'"),
       tags=("security",), security_severity="3.0")
 def check_host_paths(ctx: Context):
     table = ctx.kb.paths
     prefixes = [(e["prefix"], e.get("why", "")) for e in table.get("host_prefixes") or []]
+    components = [(e["component"], e.get("why", "")) for e in table.get("host_components") or []
+                  if isinstance(e, dict) and e.get("component")]
+    container = set(table.get("container_prefixes") or [])
+    mounted = mounts(ctx)
     for tf in ctx.sub.texts:
+        targets, sources = mounted.get(tf.display, ([], []))
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
             if "/" not in line:
                 continue
             for m in _PATH.finditer(line):
                 start = m.start()
                 before = line[:start]
-                if before and before[-1] not in _BEFORE_OK and not _SHORT_OPTION_BEFORE.search(before):
+                if before and before[-1] not in _BEFORE_OK and not _SHORT_OPTION_BEFORE.search(before) \
+                        and not _DEFAULT_BEFORE.search(before):
                     continue
                 if before.endswith(">") and _PLACEHOLDER_BEFORE.search(before):
                     continue  # <host-path>/hf-cache: already redacted
@@ -48,13 +141,22 @@ def check_host_paths(ctx: Context):
                 path = "/" + path.lstrip("/")
                 start = m.end() - len(path)
                 normalized = posixpath.normpath(path)
+                if targets and _under(normalized, targets) and not _under(normalized, sources):
+                    continue  # inside a container this file starts: -v ${PWD}:/mnt ... /mnt/model
                 why = next((w for p, w in prefixes if normalized.startswith(p) or normalized == p.rstrip("/")), None)
+                parts = normalized.split("/")[1:]
+                if why is None and "/" + parts[0] not in container:
+                    why = next((w for c, w in components if c in parts[:-1]), None)
                 if why is None:
                     continue
                 span = Span(tf.display, lineno, start + 1, lineno, start + 1 + len(path))
+                # a fix replaces the whole path or is not offered: a path that goes on through a
+                # shell expansion (/lustre/.../${DRAFT##*/}) would lose it, or its braces
+                dynamic = "$" in path
                 yield Finding("RED001",
-                              f"host-specific path '{path}' is not redacted ({why}); publish it as <host-path>",
-                              span, fix="<host-path>")
+                              f"host-specific path '{path}' is not redacted ({why}); publish it as <host-path>"
+                              + (" (by hand: it holds a shell expansion)" if dynamic else ""),
+                              span, fix=None if dynamic else "<host-path>")
 
 
 def mask(secret: str) -> str:
@@ -90,7 +192,9 @@ def _literal(value: str, not_secret: list[str]) -> bool:
       "in a published file.",
       "Published configurations are public: a token in a launch script or engine YAML gives anyone "
       "the submitter's access. Revoke the credential, then pass it from the environment or a "
-      "secret store ($HF_TOKEN, --api-key \"$API_KEY\"). cfglint masks the value in every output.",
+      "secret store ($HF_TOKEN, --api-key \"$API_KEY\"). cfglint masks the value in every output. "
+      "Token formats are reported anywhere; a '--api-key KEY' shape in help text, comments or "
+      "case patterns of a shell file is prose, not a setting.",
       ("rules/secrets.yaml (token formats with their vendors' documentation)",), tags=("security",),
       security_severity="9.0")
 def check_secrets(ctx: Context):
@@ -99,7 +203,9 @@ def check_secrets(ctx: Context):
     assign = table.get("assignments") or {}
     names = set(assign.get("flags") or []) | set(assign.get("env") or [])
     not_secret = [str(v) for v in assign.get("not_secret") or []]
+    prose = text_regions(ctx)
     for tf in ctx.sub.texts:
+        regions = prose.get(tf.display) or []
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
             seen: set[int] = set()
             for what, pattern in tokens:
@@ -109,11 +215,24 @@ def check_secrets(ctx: Context):
                                             f"from the environment", Span(tf.display, lineno, m.start() + 1, lineno, m.end() + 1),
                                   secret=True)
             for m in assignments(line, names):
+                if regions and inside(regions, lineno, m.start("name") + 1):
+                    continue  # echo "  --api-key KEY  ...": help text, not a setting
                 if _literal(m.group("value"), not_secret) and m.start("value") not in seen:
                     v = m.group("value")
                     yield Finding("RED002", f"{m.group('name')} is given the literal credential {mask(v)}; pass it "
                                             f"from the environment instead",
                                   Span(tf.display, lineno, m.start("value") + 1, lineno, m.end("value") + 1), secret=True)
+
+
+def _host(value: str) -> str:
+    """The host part of an address value: ``tcp://h:1``, ``h:1/path``, ``[2001:db8::1]:5000``,
+    ``2001:db8::1`` (an IPv6 literal without brackets has no port)."""
+    rest = re.sub(r"^[a-z]+://", "", value).split("/")[0]
+    if rest.startswith("["):
+        return rest[1:].split("]", 1)[0]
+    if rest.count(":") > 1:
+        return rest
+    return rest.rsplit(":", 1)[0]
 
 
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
@@ -124,16 +243,29 @@ _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
       "Addresses inside a site's network (10.x, 172.16-31.x, 192.168.x, 100.64/10, internal host "
       "names in --dist-init-addr, --host, etcd endpoints) describe the submitter's network and "
       "mean nothing elsewhere; the published convention is <head-ip>. Loopback and 0.0.0.0 are "
-      "fine.",
-      ("rules/secrets.yaml (addresses: RFC 1918 / RFC 6598 ranges, address-taking flags)",), tags=("security",))
+      "fine, and so are the documentation ranges (RFC 5737 192.0.2.0/24, 198.51.100.0/24, "
+      "203.0.113.0/24; RFC 3849 2001:db8::/32). Which ranges are private is the configuration "
+      "key private-ranges (default: RFC 1918 and RFC 6598). In a shell file, help and usage text "
+      "(echo / printf / cat <<EOF to the terminal), comments and case patterns are prose: a "
+      "'--host HOST' there is not a setting (a literal private address is still reported).",
+      ("rules/secrets.yaml (addresses: RFC 1918 / RFC 6598 ranges, address-taking flags)",
+       "RFC 5737 and RFC 3849 (documentation address ranges)"), tags=("security",))
 def check_addresses(ctx: Context):
     import ipaddress
 
     table = ctx.kb.secrets.get("addresses") or {}
-    nets = [ipaddress.ip_network(n) for n in table.get("private_ipv4") or []]
+    nets = [ipaddress.ip_network(n) for n in table.get("private") or []]
+    docs = [ipaddress.ip_network(n) for n in table.get("documentation") or []]
+
+    def private(ip) -> bool:
+        return any(ip.version == n.version and ip in n for n in nets) and \
+            not any(ip.version == n.version and ip in n for n in docs)
+
     names = set(table.get("flags") or []) | set(table.get("env") or [])
     public = set(table.get("public_names") or [])
+    prose = text_regions(ctx)
     for tf in ctx.sub.texts:
+        regions = prose.get(tf.display) or []
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
             flagged: set[int] = set()
             for m in _IPV4.finditer(line):
@@ -141,16 +273,27 @@ def check_addresses(ctx: Context):
                     ip = ipaddress.ip_address(m.group(1))
                 except ValueError:
                     continue
-                if any(ip in n for n in nets):
+                if private(ip):
                     flagged.add(m.start(1))
                     yield Finding("RED003", f"private address {m.group(1)} is published; write <head-ip>",
                                   Span(tf.display, lineno, m.start(1) + 1, lineno, m.end(1) + 1), fix="<head-ip>")
             for m in assignments(line, names):
+                if regions and inside(regions, lineno, m.start("name") + 1):
+                    continue  # echo "  --host HOST  bind address": help text, not a setting
                 value = m.group("value")
-                host = re.sub(r"^[a-z]+://", "", value).split("/")[0].rsplit(":", 1)[0].strip("[]")
+                host = _host(value)
                 if not host or host in public or host.startswith(("<", "$", "{")) or m.start("value") in flagged \
                         or _IPV4.fullmatch(host) or not re.search(r"[A-Za-z]", host):
                     continue
                 start = m.start("value") + value.find(host)
+                try:
+                    ip = ipaddress.ip_address(host)  # an IPv6 literal is an address, not a host name
+                except ValueError:
+                    ip = None
+                if ip is not None:
+                    if private(ip):
+                        yield Finding("RED003", f"private address {host} is published; write <head-ip>",
+                                      Span(tf.display, lineno, start + 1, lineno, start + 1 + len(host)), fix="<head-ip>")
+                    continue
                 yield Finding("RED003", f"internal host name '{host}' in {m.group('name')} is published; write <head-ip>",
                               Span(tf.display, lineno, start + 1, lineno, start + 1 + len(host)), fix="<head-ip>")
