@@ -20,7 +20,7 @@ from typing import Any
 
 from .knowledge import Knowledge
 from .launchers import Launch, Launchers, registries  # noqa: F401  (registries: re-exported)
-from .model import Located, Span
+from .model import Located, Span, parse_int
 from .shell import Command, Word
 from .wrappers import Unwrapped, Wrappers, shell_string_commands
 from .yamlsrc import YMap, YNode, YScalar, walk_path
@@ -146,12 +146,7 @@ def _as_bool(text: str) -> bool | None:
 
 
 def _as_int(text: Any) -> int | None:
-    if isinstance(text, bool):
-        return None
-    if isinstance(text, int):
-        return text
-    t = str(text).strip()
-    return int(t) if re.fullmatch(r"-?[0-9]+", t) else None
+    return parse_int(text if isinstance(text, (int, str)) else str(text))
 
 
 def _typed(value: Any) -> Any:

@@ -93,6 +93,23 @@ def _mask_secrets(result: LintResult) -> None:
         f.related = [(span, hide(text)) for span, text in f.related]
 
 
+MAX_WORD = 200   # characters of one word (a value, a name, a path) a message quotes in full
+_LONG_WORD = re.compile(r"\S{%d,}" % (MAX_WORD + 1))
+
+
+def _clip(text: str) -> str:
+    """``text`` with every word longer than MAX_WORD characters cut to its start and its length:
+    messages quote values from the linted files, and a 1 MB model name must not make a 1 MB
+    message (three times over, in every output format)."""
+    return _LONG_WORD.sub(lambda m: f"{m.group(0)[:60]}...({len(m.group(0))} characters)", text)
+
+
+def _clip_messages(result: LintResult) -> None:
+    for f in result.findings:
+        f.message = _clip(f.message)
+        f.related = [(span, _clip(text)) for span, text in f.related]
+
+
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
                max_bytes: int = MAX_BYTES) -> LintResult:
     """Lint ``paths`` (submission directories, trees of them, single files). Findings are
@@ -161,6 +178,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
             seen.add(key)
             result.findings.append(f)
     _mask_secrets(result)
+    _clip_messages(result)
     result.findings.sort(key=Finding.sort_key)
     return result
 

@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from .model import Located, Span
+from .model import Located, Span, parse_int
 from .shell import Command, Word
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -51,8 +51,7 @@ class Unwrapped:
 
 
 def _as_int(text: str) -> int | None:
-    t = text.strip()
-    return int(t) if re.fullmatch(r"[0-9]+", t) else None
+    return parse_int(text, signed=False)
 
 
 def set_env(word: Word, env: dict[str, Word]) -> None:
