@@ -107,3 +107,27 @@ def test_messages_do_not_echo_a_huge_value(tmp_path):
     assert {"TOP002", "COV001"} <= {f[0] for f in findings}
     assert all(len(f[4]) < 2000 for f in findings)
     assert any("1000004 characters" in f[4] for f in only(findings, "TOP002"))
+
+
+def test_syntax_error_inside_bash_c_string_is_reported(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    text = (d / "run.sh").read_text()
+    (d / "run.sh").write_text("bash -c 'sglang serve --model-path moonshotai/Kimi-K3 --tp-size 8 \"'\n" + text)
+    [(_, name, line, col, msg)] = only(lint(d), "IO001")
+    assert (name, line, col) == ("run.sh", 1, 67) and "bash -c string" in msg
+
+
+def test_bash_c_string_control_gives_no_syntax_warning(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    text = (d / "run.sh").read_text()
+    (d / "run.sh").write_text("bash -c 'sglang serve --model-path moonshotai/Kimi-K3 --tp-size 8'\n" + text)
+    assert only(lint(d), "IO001") == []
+
+
+@pytest.mark.parametrize("name", ["bad\nname.sh", "ctl\x1b[31mred.sh"])
+def test_file_names_with_control_characters_stay_on_one_line(tmp_path, name):
+    d = copy_submission(KIMI_B300, tmp_path)
+    (d / name).write_text((d / "run.sh").read_text())
+    [(_, shown, *_rest, msg)] = only(lint(d), "SUB003")
+    assert "\n" not in shown + msg and "\x1b" not in shown + msg
+    assert ("bad\\nname.sh" if "\n" in name else "ctl\\x1b[31mred.sh") in shown

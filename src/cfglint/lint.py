@@ -31,7 +31,10 @@ def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Fi
     suppressions applied (suppressed findings are kept, marked)."""
     kb = kb or knowledge()
     deployment = extract(kb, sub.manifest, sub.launches, sub.configs)
-    findings = list(sub.findings) + run_checks(sub, deployment, kb)
+    findings = list(sub.findings) + [
+        Finding("IO001", "shell syntax error in this bash -c string (unbalanced quote, bracket or keyword?): "
+                         "the shell refuses it, and the commands in it may be misread", span, level="warning")
+        for span in deployment.shell_errors] + run_checks(sub, deployment, kb)
     commands = {path: [(c.span.line, c.span.end_line) for c in parsed.commands]
                 for path, parsed, _role, is_args in sub.launches if not is_args}
     findings += suppress.apply(findings, sub.texts, require_reason, commands)

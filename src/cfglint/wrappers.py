@@ -194,8 +194,9 @@ class Wrappers:
 
 
 # ---------------------------------------------------------------------------------------
-def shell_string_commands(word: Word) -> list[Command]:
-    """The commands of a ``bash -c STRING`` string, with spans in the launch file.
+def shell_string_commands(word: Word, errors: list[Span] | None = None) -> list[Command]:
+    """The commands of a ``bash -c STRING`` string, with spans in the launch file; the place of
+    the string's first shell syntax error, if any, is appended to ``errors``.
 
     Positions are exact when the string is written as one quoted (or bare) word whose text is
     its source (no escapes or expansions inside); otherwise every span is the string's own.
@@ -228,6 +229,8 @@ def shell_string_commands(word: Word) -> list[Command]:
     def word_at(w: Word) -> Word:
         return dataclasses.replace(w, span=move(w.span))
 
+    if inner.errors and errors is not None:
+        errors.append(move(min(inner.errors, key=lambda e: (e.line, e.col))))
     out = []
     for cmd in inner.commands:
         out.append(Command([word_at(w) for w in cmd.words],
