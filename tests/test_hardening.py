@@ -131,3 +131,14 @@ def test_file_names_with_control_characters_stay_on_one_line(tmp_path, name):
     [(_, shown, *_rest, msg)] = only(lint(d), "SUB003")
     assert "\n" not in shown + msg and "\x1b" not in shown + msg
     assert ("bad\\nname.sh" if "\n" in name else "ctl\\x1b[31mred.sh") in shown
+
+
+def test_terminal_escapes_in_a_linted_line_do_not_reach_the_text_report(tmp_path):
+    from cfglint.lint import lint_paths
+    from cfglint.report import text
+
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--tp-size 8", "--tp-size 4 # \x1b]0;title\x07\x1b[2J")
+    result = lint_paths([str(d)])
+    report = text(result.findings, result.sources, "")
+    assert "TOP002" in report and "\x1b" not in report and "\x07" not in report
