@@ -14,6 +14,7 @@ from typing import Any
 
 from .extract import Process
 from .knowledge import Knowledge
+from .model import parse_int
 
 _VERSION = re.compile(r"(?:^|[^0-9.])v?(\d+)\.(\d+)(?:\.(\d+))?")
 
@@ -41,7 +42,9 @@ def parse_version(text: Any) -> tuple[int, int, int] | None:
     m = _VERSION.search(text if ":" not in text else text.rsplit(":", 1)[1])
     if m is None:
         return None
-    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+    parts = (parse_int(m.group(1), signed=False), parse_int(m.group(2), signed=False),
+             parse_int(m.group(3) or "0", signed=False))
+    return None if None in parts else parts
 
 
 def engine_version(manifest: dict, proc: Process) -> tuple[tuple[int, int, int] | None, str]:
@@ -135,7 +138,7 @@ def draft_slots(kb: Knowledge, method: str, k: int, parallel: bool) -> int | Non
         return k
     if text == "K-1":
         return k - 1
-    return int(text) if re.fullmatch(r"\d+", text) else None
+    return parse_int(text, signed=False)
 
 
 __all__ = ["Default", "Unresolved", "draft_slots", "engine_version", "parse_version", "resolve", "version_gate"]

@@ -9,6 +9,7 @@ linted on its own. Directories are walked for submissions only (hidden directori
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 MANIFEST = "submission.yaml"
@@ -95,9 +96,15 @@ def discover(paths: list[str]) -> Targets:
     return targets
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def printable(path: str) -> str:
-    """A path as text: bytes that are not UTF-8 (surrogate-escaped by the OS layer) become U+FFFD."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """A path as text: bytes that are not UTF-8 (surrogate-escaped by the OS layer) become U+FFFD;
+    control characters (a newline, ESC of a terminal colour sequence) are written as escapes
+    (``\\n``, ``\\x1b``), so a file name cannot split a report line or drive the terminal."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
 def display_path(path: str, base: str | None = None) -> str:

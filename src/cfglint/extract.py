@@ -20,7 +20,7 @@ from typing import Any
 
 from .knowledge import Knowledge
 from .launchers import Launch, Launchers, registries  # noqa: F401  (registries: re-exported)
-from .model import Located, Span
+from .model import Located, Span, parse_int
 from .shell import Command, Word
 from .wrappers import Unwrapped, Wrappers, shell_string_commands
 from .yamlsrc import YMap, YNode, YScalar, walk_path
@@ -111,6 +111,9 @@ class Deployment:
     # commands that look like an engine launch (engine flags, python -m <engine package>.<x>) whose
     # launcher is not recognised: the launcher text at its first word (COV001 reports them)
     unrecognised: list[Located] = field(default_factory=list)
+    # shell syntax errors inside ``bash -c`` strings (the first of each string); the load stage
+    # reports those of the file itself, lint_unit these as IO001 warnings
+    shell_errors: list[Span] = field(default_factory=list)
 
     def engine_processes(self) -> list[Process]:
         return [p for p in self.processes if p.kind == "engine"]
@@ -149,12 +152,7 @@ def _as_bool(text: str) -> bool | None:
 
 
 def _as_int(text: Any) -> int | None:
-    if isinstance(text, bool):
-        return None
-    if isinstance(text, int):
-        return text
-    t = str(text).strip()
-    return int(t) if re.fullmatch(r"-?[0-9]+", t) else None
+    return parse_int(text if isinstance(text, (int, str)) else str(text))
 
 
 def _typed(value: Any) -> Any:
@@ -175,6 +173,7 @@ class _Adapter:
         self.wrappers = Wrappers(kb.engines.get("wrappers"))
         self.launchers = Launchers(kb.engines)
         self.unrecognised: list[Located] = []
+        self.shell_errors: list[Span] = []
         self.shell_strings = 64  # bash -c strings parsed per submission at most (each is a parser run)
         self.configs = configs
         self.manifest = manifest
@@ -245,7 +244,7 @@ class _Adapter:
                 return []
             self.shell_strings -= 1
             out = []
-            for inner in shell_string_commands(wrapped.shell_string):
+            for inner in shell_string_commands(wrapped.shell_string, self.shell_errors):
                 for proc in self.processes(inner, file_role, dict(env), depth + 1):
                     proc.wrappers = wrapped.chain + proc.wrappers
                     if proc.image is None:
@@ -500,6 +499,7 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
         for cmd in parsed.commands:
             dep.processes.extend(adapter.processes(cmd, role))
     dep.unrecognised = list(adapter.unrecognised)
+    dep.shell_errors = list(adapter.shell_errors)
     for cfg in configs:
         if is_server_config(cfg.root):
             for role, loc in server_config_instances(cfg.root).items():

@@ -41,7 +41,8 @@ def _first(cfgs: list[dict], names: tuple[str, ...]):
 
 
 def _int(value):
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    # an int (not bool) of a size a model has: 10**400 heads is no fact (and overflows a float)
+    return value if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**18 else None
 
 
 def _quantization(cfgs: list[dict], hf_quant: dict | None) -> dict | None:

@@ -31,7 +31,10 @@ def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Fi
     suppressions applied (suppressed findings are kept, marked)."""
     kb = kb or knowledge()
     deployment = extract(kb, sub.manifest, sub.launches, sub.configs)
-    findings = list(sub.findings) + run_checks(sub, deployment, kb)
+    findings = list(sub.findings) + [
+        Finding("IO001", "shell syntax error in this bash -c string (unbalanced quote, bracket or keyword?): "
+                         "the shell refuses it, and the commands in it may be misread", span, level="warning")
+        for span in deployment.shell_errors] + run_checks(sub, deployment, kb)
     commands = {path: [(c.span.line, c.span.end_line) for c in parsed.commands]
                 for path, parsed, _role, is_args in sub.launches if not is_args}
     findings += suppress.apply(findings, sub.texts, require_reason, commands)
@@ -91,6 +94,23 @@ def _mask_secrets(result: LintResult) -> None:
         if not f.secret:
             f.message = hide(f.message)
         f.related = [(span, hide(text)) for span, text in f.related]
+
+
+MAX_WORD = 200   # characters of one word (a value, a name, a path) a message quotes in full
+_LONG_WORD = re.compile(r"\S{%d,}" % (MAX_WORD + 1))
+
+
+def _clip(text: str) -> str:
+    """``text`` with every word longer than MAX_WORD characters cut to its start and its length:
+    messages quote values from the linted files, and a 1 MB model name must not make a 1 MB
+    message (three times over, in every output format)."""
+    return _LONG_WORD.sub(lambda m: f"{m.group(0)[:60]}...({len(m.group(0))} characters)", text)
+
+
+def _clip_messages(result: LintResult) -> None:
+    for f in result.findings:
+        f.message = _clip(f.message)
+        f.related = [(span, _clip(text)) for span, text in f.related]
 
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
@@ -165,6 +185,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
             seen.add(key)
             result.findings.append(f)
     _mask_secrets(result)
+    _clip_messages(result)
     result.findings.sort(key=Finding.sort_key)
     return result
 

@@ -7,6 +7,7 @@ is exclusive (the column just past the last character), as in SARIF regions with
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,3 +65,27 @@ class Finding:
     def sort_key(self) -> tuple:
         s = self.span
         return (s.path, s.line, s.col, self.rule_id, self.message)
+
+
+# Counts, sizes and lengths cfglint reasons about fit in 18 decimal digits (below 2**63). A longer
+# digit string is not a usable number: converting it could fail (Python refuses more than 4300
+# digits), overflow a float, or make a loop over it run for ever. It counts as unknown.
+MAX_INT_DIGITS = 18
+_INT_TEXT = re.compile(r"-?[0-9]+")   # ASCII digits only: str.isdigit() accepts '²'
+
+
+def parse_int(value: Any, signed: bool = True) -> int | None:
+    """``value`` as an integer: an int (not bool) or the text of one (ASCII digits, a minus sign when
+    ``signed``), at most MAX_INT_DIGITS digits; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if abs(value) < 10 ** MAX_INT_DIGITS else None
+    if not isinstance(value, str):
+        return None
+    t = value.strip()
+    if not _INT_TEXT.fullmatch(t) or (not signed and t[0] == "-"):
+        return None
+    if len(t.lstrip("-")) > MAX_INT_DIGITS:
+        return None
+    return int(t)

@@ -7,6 +7,7 @@ directory), ``columnKind: unicodeCodePoints``, every rule with its metadata.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Iterable
 from urllib.parse import quote
@@ -36,6 +37,16 @@ def _pad(prefix: str) -> str:
                    for c in prefix)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _visible(text: str) -> str:
+    """``text`` for a terminal: control characters other than tab (ESC of a colour or title
+    sequence, BEL, CR, a newline inside a quoted value) become U+FFFD, one column each, so a
+    linted file cannot drive the reader's terminal and carets stay aligned."""
+    return _CONTROL.sub("\ufffd", text)
+
+
 def text(findings: list[Finding], sources: dict[str, list[str]], summary: str) -> str:
     """``path:line:col: ID [level] message`` followed by the offending line and a caret."""
     out = []
@@ -43,8 +54,9 @@ def text(findings: list[Finding], sources: dict[str, list[str]], summary: str) -
         if f.suppressed:
             continue
         s = f.span
-        out.append(f"{s.path}:{s.line}:{s.col}: {f.rule_id} [{f.level}] {f.message}")
+        out.append(_visible(f"{s.path}:{s.line}:{s.col}: {f.rule_id} [{f.level}] {f.message}"))
         line = _line_text(sources, f)
+        line = _visible(line) if line is not None else None
         if line is not None and len(line) <= 400:
             width = max(1, (s.end_col - s.col) if s.end_line == s.line else len(line) - s.col + 1)
             out.append(f"    {line}")

@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from .model import Located, Span
+from .model import Located, Span, parse_int
 from .shell import Command, Word
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -51,8 +51,7 @@ class Unwrapped:
 
 
 def _as_int(text: str) -> int | None:
-    t = text.strip()
-    return int(t) if re.fullmatch(r"[0-9]+", t) else None
+    return parse_int(text, signed=False)
 
 
 def set_env(word: Word, env: dict[str, Word]) -> None:
@@ -195,8 +194,9 @@ class Wrappers:
 
 
 # ---------------------------------------------------------------------------------------
-def shell_string_commands(word: Word) -> list[Command]:
-    """The commands of a ``bash -c STRING`` string, with spans in the launch file.
+def shell_string_commands(word: Word, errors: list[Span] | None = None) -> list[Command]:
+    """The commands of a ``bash -c STRING`` string, with spans in the launch file; the place of
+    the string's first shell syntax error, if any, is appended to ``errors``.
 
     Positions are exact when the string is written as one quoted (or bare) word whose text is
     its source (no escapes or expansions inside); otherwise every span is the string's own.
@@ -229,6 +229,8 @@ def shell_string_commands(word: Word) -> list[Command]:
     def word_at(w: Word) -> Word:
         return dataclasses.replace(w, span=move(w.span))
 
+    if inner.errors and errors is not None:
+        errors.append(move(min(inner.errors, key=lambda e: (e.line, e.col))))
     out = []
     for cmd in inner.commands:
         out.append(Command([word_at(w) for w in cmd.words],

@@ -8,14 +8,13 @@ Rules whose findings come from the load stage (IO001, SUB001, SUB002) are regist
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from ..extract import Deployment
 from ..knowledge import Knowledge
 from ..load import Submission
-from ..model import Finding, Located, Span
+from ..model import Finding, Located, Span, parse_int
 from ..yamlsrc import walk_path
 
 
@@ -33,7 +32,6 @@ class Rule:
 
 
 REGISTRY: dict[str, Rule] = {}
-_INT = re.compile(r"-?[0-9]+")  # ASCII digits only: str.isdigit() accepts '²'
 
 
 def rule(id: str, name: str, level: str, summary: str, explanation: str,
@@ -139,13 +137,9 @@ def run_checks(sub: Submission, deployment: Deployment, kb: Knowledge) -> list[F
 
 
 def as_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and _INT.fullmatch(value.strip()):
-        return int(value)
-    return None
+    """An int, or the text of one, as an int; None for anything else, and for more digits than
+    any count or size has (cfglint.model.parse_int)."""
+    return parse_int(value)
 
 
 def here(span: Span) -> str:

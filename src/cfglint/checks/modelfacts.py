@@ -7,10 +7,11 @@ None (unknown). Nothing here raises on odd data: a value of the wrong type count
 
 from __future__ import annotations
 
+import math
 import re
 
 from ..extract import Process
-from ..model import Located
+from ..model import Located, parse_int
 from . import Context, as_int
 
 # vLLM --max-model-len accepts human-readable sizes: 1k = 1000, 1K = 1024 (ModelConfig.max_model_len docs)
@@ -68,7 +69,8 @@ def parse_length(value) -> int | None:
     if not m:
         return None
     unit = m.group(2)
-    return int(float(m.group(1)) * (_DECIMAL.get(unit) or _BINARY[unit]))
+    n = float(m.group(1)) * (_DECIMAL.get(unit) or _BINARY[unit])
+    return parse_int(int(n)) if math.isfinite(n) else None   # 10^400k is not a length
 
 
 def context_limit(entry: dict, engine: str) -> tuple[int | None, str]:
@@ -90,8 +92,10 @@ def context_limit(entry: dict, engine: str) -> tuple[int | None, str]:
     rtype = str(rope.get("rope_type") or rope.get("type") or "")
     try:
         factor = float(rope.get("factor", 1) or 1)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None, "rope_scaling.factor"
+    if not math.isfinite(factor) or factor <= 0 or factor > 1e6:
+        return None, "usable rope_scaling.factor"   # inf, NaN, negative: not a scaling the engines apply
     orig = as_int(rope.get("original_max_position_embeddings"))
     if engine == "vllm":
         if rtype in ("su", "longrope", "llama3") or "gemma3" in str(entry.get("model_type") or ""):

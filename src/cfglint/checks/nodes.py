@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Finding
+from ..model import Finding, parse_int
 from . import Context, as_int, here, rule
 from .modelfacts import block_size, fact_int, served_model
 from .topology import gpus_per_instance, node_groups
@@ -159,7 +159,7 @@ def _container_gpus(text: str) -> int | None:
     for ``all`` or anything else (docs.docker.com, docker container run --gpus)."""
     t = text.strip().strip("'\"")
     if re.fullmatch(r"[0-9]+", t):
-        return int(t)
+        return parse_int(t)
     m = re.fullmatch(r"device=([0-9]+(,[0-9]+)*)", t)
     return len(m.group(1).split(",")) if m else None
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from ..extract import Process
-from ..model import Finding, Located, Span
+from ..model import Finding, Located, Span, parse_int
 from . import Context, as_int, here, rule
 
 RANGE = re.compile(r"^<(\d+)\.\.(\d+)>$")  # a published placeholder standing for every rank: <0..1>
@@ -45,22 +45,28 @@ def _ranks(loc: Located | None, width: int = 1) -> list[int] | None:
     if n is not None:
         return list(range(n, n + width))
     m = RANGE.match(str(loc.value)) if width == 1 else None
-    if m and int(m.group(1)) <= int(m.group(2)) <= int(m.group(1)) + 4096:
-        return list(range(int(m.group(1)), int(m.group(2)) + 1))
+    lo, hi = (parse_int(m.group(1)), parse_int(m.group(2))) if m else (None, None)
+    if lo is not None and hi is not None and lo <= hi <= lo + 4096:
+        return list(range(lo, hi + 1))
     return None
+
+
+# More ranks than any deployment has: such an instance is not counted rank by rank (TOP003 would
+# list every missing rank of --nnodes 1000000000), so no group is formed for it.
+MAX_RANKS = 4096
 
 
 def node_group(p: Process) -> tuple[tuple, str, str, int, Located, NodeMember] | None:
     """(group key, unit, rank flag, size, size location, member) when ``p`` is one node of a
     multi-node instance, else None. Sources: rules/engines.yaml (sglang nnodes / node_rank /
-    dist_init_addr; vllm multi_node_source)."""
+    dist_init_addr; vllm multi_node_source). None for a size above MAX_RANKS."""
     if p.kind != "engine" or p.synthetic or p.engine not in ("sglang", "vllm") \
             or p.launcher.endswith("worker arguments"):
         return None
     s = p.settings
     role = p.role.value if p.role is not None else None
     nn = as_int(s["nnodes"].value) if "nnodes" in s else None
-    if nn is not None and nn > 1:
+    if nn is not None and 1 < nn <= MAX_RANKS:
         addr = s.get("dist_init_addr" if p.engine == "sglang" else "master_addr")
         rank = s.get("node_rank")
         member = NodeMember(p, _ranks(rank) if "node_rank" not in p.unknown else None,
@@ -70,14 +76,14 @@ def node_group(p: Process) -> tuple[tuple, str, str, int, Located, NodeMember] |
         return key, "node rank", "--node-rank", nn, s["nnodes"], member
     if p.engine == "vllm" and "dp" in s and "dp_rank" in s:  # external load balancing: one DP rank per launch
         dp = as_int(s["dp"].value)
-        if dp and dp > 1:
+        if dp and 1 < dp <= MAX_RANKS:
             rank = s["dp_rank"]
             addr = s.get("dp_address")
             key = (p.engine, role, "dp", dp, addr.value if addr is not None else None)
             return key, "data-parallel rank", "--data-parallel-rank", dp, s["dp"], NodeMember(p, _ranks(rank), rank.span)
     if p.engine == "vllm" and "dp" in s and "dp_local" in s:
         dp, local = as_int(s["dp"].value), as_int(s["dp_local"].value)
-        if dp and local and 0 < local < dp:
+        if dp and local and 0 < local < dp <= MAX_RANKS:
             start = s.get("dp_start_rank")
             ranks = _ranks(start, local) if start is not None else list(range(local))
             if "dp_start_rank" in p.unknown:
