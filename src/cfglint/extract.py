@@ -42,6 +42,7 @@ class ConfigFile:
     root: YNode | None
     role: str | None = None       # declared in the manifest's files.configs entry
     used_by: int = 0
+    written_by: str | None = None  # the launch script that writes it with a heredoc (display path)
 
 
 @dataclass(slots=True)
@@ -87,6 +88,9 @@ class Process:
     synthetic: bool = False         # built from an engine YAML no published command names
     certain: bool = True            # False: started an unknown number of times
     unknown: set[str] = field(default_factory=set)     # settings given by a value not known statically
+    # words that stand for arguments not known statically ("${ARGS[@]}" of an array assigned in a
+    # branch, "$@" at top level, $(...)): the flags they add are not checked (COV001)
+    unresolved_args: list[Located] = field(default_factory=list)
     unresolved_at: dict[str, Span] = field(default_factory=dict)  # where each of those values is written
     flag_names: set[str] = field(default_factory=set)  # every flag / config key the launch sets
     args: list[Arg] = field(default_factory=list)
@@ -220,13 +224,15 @@ class _Adapter:
         return set().union(*(regs[n].no_value_options for n in names if n in regs))
 
     def find_config(self, ref: str) -> ConfigFile | None:
+        """The config a flag names: the exact path first (a heredoc the script writes there wins),
+        then a published file of the same name."""
         norm = os.path.normpath(ref)
         for cfg in self.configs:
             if cfg.path == norm:
                 return cfg
         base = os.path.basename(ref)
         for cfg in self.configs:
-            if os.path.basename(cfg.path) == base:
+            if os.path.basename(cfg.path) == base and cfg.written_by is None:
                 return cfg
         return None
 
@@ -341,8 +347,12 @@ class _Adapter:
             else:
                 b = _as_bool(value.text) if name in booleans else None
                 proc.settings[setting] = Located(b if b is not None else _typed(value.text), value.span)
-        if positionals and kind == "engine" and engine in ("vllm", "trtllm") and "model" not in proc.settings:
+        model_positional = positionals and kind == "engine" and engine in ("vllm", "trtllm") \
+            and "model" not in proc.settings
+        if model_positional:
             proc.settings["model"] = Located(positionals[0].text, positionals[0].span)
+        proc.unresolved_args = [Located(w.raw, w.span) for w in positionals[1 if model_positional else 0:]
+                                if not w.static]
 
         for cfg in proc.configs:
             self.apply_config(proc, cfg)
@@ -505,7 +515,7 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
             for role, loc in server_config_instances(cfg.root).items():
                 dep.instances.setdefault(role, loc)
             continue
-        if cfg.used_by or not isinstance(cfg.root, YMap) or not adapter.default_engine \
+        if cfg.used_by or cfg.written_by or not isinstance(cfg.root, YMap) or not adapter.default_engine \
                 or not any(isinstance(k.value, str) and k.value in PARALLELISM_KEYS for k, _ in cfg.root.items):
             continue  # only an engine YAML that states its parallelism stands for a worker
         proc = Process(kind="engine", engine=adapter.default_engine, orchestrator=adapter.default_orchestrator,

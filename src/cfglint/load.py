@@ -38,6 +38,8 @@ class Submission:
     # files in the submission directory the manifest does not name that may be launch files or
     # engine configs (absolute path), with the span of the manifest's ``files`` key (SUB003)
     unlisted: list[tuple[str, Span]] = field(default_factory=list)
+    # a YAML linted on its own with no engine key: only its syntax was checked (COV001 says so)
+    unknown_yaml: Span | None = None
 
     @property
     def has_manifest(self) -> bool:
@@ -224,6 +226,28 @@ def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: S
                 "IO001", f"shell syntax error near '{near}' (unbalanced quote, bracket or keyword?); "
                          "the commands around it may be misread", span, level="warning"))
         sub.launches.append((tf.display, script, role, False))
+        _written_configs(script, tf, sub)
+
+
+def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None:
+    """Engine YAML a launch script writes with a heredoc (``cat <<EOF > extra.yaml``): an
+    engine config at that path, parsed with positions inside the heredoc (the script's lines),
+    used when a flag names the path. A heredoc that expands a shell value inside stays
+    unreadable (root None): a flag naming it is reported as not checked."""
+    for wf in script.files:
+        if wf.path is None or not wf.path.lower().endswith((".yaml", ".yml")):
+            continue
+        root = None
+        if wf.static:
+            try:
+                root = parse_yaml("\n" * (wf.line - 1) + wf.text, tf.display)
+            except YamlError as err:
+                sub.findings.append(Finding("IO001", f"cannot parse the YAML {tf.display} writes to {wf.path}: {err}",
+                                            err.span or wf.span))
+            else:
+                _report_duplicates(root, sub)
+        sub.configs.append(ConfigFile(path=os.path.normpath(wf.path), display=tf.display, root=root,
+                                      written_by=tf.display))
 
 
 def load_loose_file(path: str, max_bytes: int = MAX_BYTES) -> Submission:
@@ -233,14 +257,50 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES) -> Submission:
     tf = _read(path, display, sub)
     if tf is not None:
         _load_file(tf, os.path.basename(path), None, False, sub)
-        if sub.configs and not _looks_like_engine_config(sub.configs[0].root):
+        if sub.launches:
+            _named_configs(sub, os.path.dirname(path))
+        elif sub.configs and not _looks_like_engine_config(sub.configs[0].root):
             # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
             # outside a submission only engine configs get more than a syntax check, and
             # application tags (CloudFormation's !Ref) are theirs to use.
             sub.texts.clear()
             sub.configs.clear()
+            sub.unknown_yaml = _file_span(display)
             sub.findings = [f for f in sub.findings if not f.message.startswith(TAG_MESSAGE)]
     return sub
+
+
+def _config_flags() -> set[str]:
+    """Every flag that names an engine YAML (rules/engines.yaml ``config_flags``)."""
+    engines = knowledge().engines.get("engines", {}) or {}
+    return {f for spec in engines.values() if isinstance(spec, dict) for f in spec.get("config_flags") or []}
+
+
+def _named_configs(sub: Submission, folder: str) -> None:
+    """A launch script linted on its own: the YAML files its config flags name (``--config
+    x.yaml``, ``--extra_llm_api_options x.yaml``, ``--extra-engine-args x.yaml``) next to it are
+    engine configs because of that use, whatever keys they hold."""
+    flags = _config_flags()
+    have = {c.path for c in sub.configs}
+    for _display, parsed, _role, is_args in list(sub.launches):
+        commands = [parsed] if is_args else parsed.commands
+        for cmd in commands:
+            for i, w in enumerate(cmd.words):
+                name, eq, inline = w.text.partition("=")
+                if name not in flags:
+                    continue
+                value = inline if eq else (cmd.words[i + 1].text if i + 1 < len(cmd.words) else "")
+                static = w.static if eq else (i + 1 < len(cmd.words) and cmd.words[i + 1].static)
+                if not static or not value.lower().endswith((".yaml", ".yml")) or os.path.normpath(value) in have:
+                    continue
+                full = _inside(folder, value)
+                if full is None or not os.path.isfile(full):
+                    continue
+                have.add(os.path.normpath(value))
+                ytf = _read(full, display_path(full), sub)
+                if ytf is not None:
+                    sub.configs.append(ConfigFile(path=os.path.normpath(value), display=ytf.display,
+                                                  root=_yaml(ytf, sub)))
 
 
 ENGINE_CONFIG_KEYS = {
