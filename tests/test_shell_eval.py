@@ -306,3 +306,16 @@ def test_word_from_variable_points_at_the_literal():
 def test_recursive_function_does_not_hang():
     script = _parse_shell("f() { f \"$@\"; }\nf x\n", "run.sh")
     assert all(c.words[0].text == "f" for c in script.commands)
+
+
+def test_exponential_constructs_stay_bounded():
+    import time
+
+    doubling = "a=(x)\n" + "a=(\"${a[@]}\" \"${a[@]}\")\n" * 40 + "\"${a[@]}\"\n"
+    calls = "f0() { vllm serve m; }\n" + "".join(f"f{i}() {{ f{i-1}; f{i-1}; f{i-1}; }}\n" for i in range(1, 8)) + "f7\n"
+    strings = "s=x\n" + "s=\"$s$s\"\n" * 40 + "$s\n"
+    start = time.monotonic()
+    for text in (doubling, calls, strings):
+        script = _parse_shell(text, "run.sh")
+        assert sum(len(c.words) for c in script.commands) <= 1 << 16
+    assert time.monotonic() - start < 20

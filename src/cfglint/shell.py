@@ -241,6 +241,9 @@ ARGUMENT_TYPES = ("word", "number", "raw_string", "string", "concatenation", "si
 DEFAULT_OPERATORS = (":-", "-", ":=", "=")
 MAX_CALL_DEPTH = 8
 MAX_EVALS = 64
+MAX_CALLS = 512          # function calls followed per file (a call tree can grow exponentially)
+MAX_WORDS = 4096         # words an array may hold, pieces a value may hold: beyond, not static
+MAX_CHARS = 1 << 16      # characters a value may hold: beyond, not static
 
 
 class _Walker:
@@ -256,7 +259,7 @@ class _Walker:
             self.called: set[str] = set()
             self.args: list[Word] | None = None                # positional args inside a function call
             self.depth = 0
-            self.budget = [MAX_EVALS]
+            self.budget = [MAX_EVALS, MAX_CALLS]
         else:
             for name in ("script", "vars", "arrays", "exported", "functions", "called", "args", "depth", "budget"):
                 setattr(self, name, getattr(parent, name))
@@ -506,7 +509,7 @@ class _Walker:
             old = self.arrays.get(name, [])
             if append and name not in self.arrays and name in self.vars:
                 old = [self.word_of(name, node)]
-            if not certain or (append and old is None):
+            if not certain or (append and old is None) or len(old or []) + len(words) > MAX_WORDS:
                 self.arrays[name] = None
             else:
                 self.arrays[name] = (old + words) if append else words
@@ -523,7 +526,7 @@ class _Walker:
                 self.arrays[name] = None
                 return
             value = (old or []) + value
-        if not certain:
+        if not certain or len(value) > MAX_WORDS or sum(len(p.text) for p in value) > MAX_CHARS:
             span = self.pos.span(value_node if value_node is not None else node)
             value = [_Piece(self.src(value_node) if value_node is not None else "", span, False)]
         self.vars[name] = value
@@ -602,7 +605,8 @@ class _Walker:
             n = int(words[1].text) if len(words) > 1 and words[1].text.isdigit() else 1
             self.args = self.args[n:]
             return
-        if head in self.functions and self.depth < MAX_CALL_DEPTH:
+        if head in self.functions and self.depth < MAX_CALL_DEPTH and self.budget[1] > 0:
+            self.budget[1] -= 1
             self.called.add(head)
             saved = self.args
             self.args, self.depth = words[1:], self.depth + 1
