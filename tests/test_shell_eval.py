@@ -319,3 +319,16 @@ def test_exponential_constructs_stay_bounded():
         script = _parse_shell(text, "run.sh")
         assert sum(len(c.words) for c in script.commands) <= 1 << 16
     assert time.monotonic() - start < 20
+
+
+def test_heredoc_yaml_problems_at_script_lines(tmp_path):
+    d = copy_submission(TRTLLM, tmp_path)
+    text = (d / "run.sh").read_text()
+    dup = text.replace("stream_interval: 10", "stream_interval: 10\nstream_interval: 20", 1)
+    (d / "run.sh").write_text(dup)
+    io = only(lint(d), "IO001")
+    assert [(f[1], f[2], f[3]) for f in io] == [("run.sh", *_at(dup, "stream_interval: 20"))] and "duplicate key" in io[0][4]
+    bad = text.replace("stream_interval: 10", "stream_interval: [10", 1)
+    (d / "run.sh").write_text(bad)
+    io = only(lint(d), "IO001")
+    assert len(io) == 1 and io[0][1] == "run.sh" and _at(bad, "stream_interval") [0] <= io[0][2] <= _at(bad, "EOF\n\ntrtllm")[0]

@@ -229,6 +229,34 @@ def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: S
         _written_configs(script, tf, sub)
 
 
+MAX_WRITTEN_CONFIGS = 64  # engine configs per submission (heredocs included): more is no launch
+
+
+def _shift_span(span: Span, lines: int) -> Span:
+    return Span(span.path, span.line + lines, span.col, span.end_line + lines, span.end_col)
+
+
+def _shifted(root: YNode | None, lines: int) -> YNode | None:
+    """``root`` parsed from a heredoc body, its spans moved down ``lines`` lines (to the
+    script's lines). Nodes shared through YAML aliases move once."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        n.span = _shift_span(n.span, lines)
+        if isinstance(n, YMap):
+            for k, v in n.items:
+                stack.extend((k, v))
+            for first, again in n.duplicates:
+                stack.extend((first, again))
+        elif isinstance(n, YSeq):
+            stack.extend(n.items)
+    return root
+
+
 def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None:
     """Engine YAML a launch script writes with a heredoc (``cat <<EOF > extra.yaml``): an
     engine config at that path, parsed with positions inside the heredoc (the script's lines),
@@ -238,14 +266,18 @@ def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None
         if wf.path is None or not wf.path.lower().endswith((".yaml", ".yml")):
             continue
         root = None
+        if len(sub.configs) >= MAX_WRITTEN_CONFIGS:
+            break
         if wf.static:
             try:
-                root = parse_yaml("\n" * (wf.line - 1) + wf.text, tf.display)
+                root = _shifted(parse_yaml(wf.text, tf.display), wf.line - 1)
             except YamlError as err:
+                span = _shift_span(err.span, wf.line - 1) if err.span is not None else wf.span
                 sub.findings.append(Finding("IO001", f"cannot parse the YAML {tf.display} writes to {wf.path}: {err}",
-                                            err.span or wf.span))
+                                            span))
             else:
                 _report_duplicates(root, sub)
+                _report_tags(root, tf.display, sub)
         sub.configs.append(ConfigFile(path=os.path.normpath(wf.path), display=tf.display, root=root,
                                       written_by=tf.display))
 
