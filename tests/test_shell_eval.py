@@ -332,3 +332,16 @@ def test_heredoc_yaml_problems_at_script_lines(tmp_path):
     (d / "run.sh").write_text(bad)
     io = only(lint(d), "IO001")
     assert len(io) == 1 and io[0][1] == "run.sh" and _at(bad, "stream_interval") [0] <= io[0][2] <= _at(bad, "EOF\n\ntrtllm")[0]
+
+
+def test_unresolved_command_variables_are_not_checked(tmp_path):
+    cases = {
+        "$CMD": "CMD=\"$(cat cmd.txt)\"\n$CMD\n",
+        "eval \"$CMD\"": "CMD=\"$(cat cmd.txt)\"\neval \"$CMD\"\n",
+        "\"${cmd[@]}\"": f"if [ -n \"$X\" ]; then\n  cmd=({LAUNCH} {MODEL})\nfi\n\"${{cmd[@]}}\"\n",
+    }
+    for i, (shown, script) in enumerate(cases.items()):
+        note = _cov(tmp_path / str(i), SGLANG, "run.sh", script)
+        assert f"launcher '{shown}' not recognised" in note and "shell variable" in note, note
+        line = script.count("\n")
+        assert f"run.sh:{line}" in note

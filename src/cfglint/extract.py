@@ -261,7 +261,7 @@ class _Adapter:
         launch = self.launchers.identify(wrapped.words) or \
             self.launchers.from_image(wrapped.image.value if wrapped.image else None, wrapped.words)
         if launch is None:
-            loc = self.launchers.unrecognised(wrapped.words)
+            loc = self.launchers.unrecognised(wrapped.words) or _hidden_command(wrapped.words)
             if loc is not None:
                 self.unrecognised.append(loc)
             return []
@@ -466,6 +466,23 @@ class _Adapter:
                 return
         if self.aggregated:
             proc.role = Located("server", proc.span)
+
+
+_WHOLE_EXPANSION = re.compile(r'^"?\$(\{[^{}]*\}|[A-Za-z_][A-Za-z0-9_]*|@|\*)"?$')
+
+
+def _hidden_command(words: list[Word]) -> Located | None:
+    """A command the shell evaluator could not resolve: its program is a whole variable or array
+    not known statically (``$CMD``, ``"${cmd[@]}"``), or ``eval`` of such a string. Whatever it
+    starts is unknown (COV001 says so); None for any other command."""
+    if not words:
+        return None
+    first = words[0]
+    if not first.static and _WHOLE_EXPANSION.match(first.raw):
+        return Located(first.raw, first.span)
+    if first.static and first.text == "eval" and len(words) > 1 and not all(w.static for w in words[1:]):
+        return Located("eval " + " ".join(w.raw for w in words[1:]), first.span)
+    return None
 
 
 def _first_key_span(root: YNode | None, display: str) -> Span:
