@@ -345,3 +345,9 @@ def test_unresolved_command_variables_are_not_checked(tmp_path):
         assert f"launcher '{shown}' not recognised" in note and "shell variable" in note, note
         line = script.count("\n")
         assert f"run.sh:{line}" in note
+
+
+def test_config_flag_of_another_program_is_no_engine_config(tmp_path):
+    (tmp_path / "run.sh").write_text("python3 train.py --config serve.yaml\nvllm serve zai-org/GLM-5.1-FP8\n")
+    (tmp_path / "serve.yaml").write_text("tensor-parallel-sizee: 8\n")
+    assert _flg001(lint(tmp_path / "run.sh"), "--tensor-parallel-sizee") == []

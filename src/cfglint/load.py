@@ -302,27 +302,40 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES) -> Submission:
     return sub
 
 
-def _config_flags() -> set[str]:
-    """Every flag that names an engine YAML (rules/engines.yaml ``config_flags``)."""
-    engines = knowledge().engines.get("engines", {}) or {}
-    return {f for spec in engines.values() if isinstance(spec, dict) for f in spec.get("config_flags") or []}
+def _engine_words(cmd: Command, kb) -> tuple[list, set[str]]:
+    """The words of the engine, frontend or router ``cmd`` starts (wrappers stripped) and the
+    flags that name an engine YAML for it (rules/engines.yaml ``config_flags``); ([], set())
+    for any other command."""
+    from .launchers import Launchers
+    from .wrappers import Wrappers
+
+    engines = kb.engines.get("engines", {}) or {}
+    words = Wrappers(kb.engines.get("wrappers")).unwrap(list(cmd.words), {}).words
+    launch = Launchers(kb.engines).identify(words)
+    if launch is None:
+        return [], set()
+    names = [launch.engine] + (["dynamo"] if launch.orchestrator == "dynamo" else [])
+    flags = {f for n in names if isinstance(engines.get(n), dict) for f in engines[n].get("config_flags") or []}
+    return words[launch.consumed:], flags
 
 
 def _named_configs(sub: Submission, folder: str) -> None:
-    """A launch script linted on its own: the YAML files its config flags name (``--config
-    x.yaml``, ``--extra_llm_api_options x.yaml``, ``--extra-engine-args x.yaml``) next to it are
-    engine configs because of that use, whatever keys they hold."""
-    flags = _config_flags()
+    """A launch script linted on its own: the YAML files an engine launch names with a config
+    flag (``--config x.yaml``, ``--extra_llm_api_options x.yaml``, ``--extra-engine-args x.yaml``)
+    next to it are engine configs because of that use, whatever keys they hold."""
+    kb = knowledge()
     have = {c.path for c in sub.configs}
     for _display, parsed, _role, is_args in list(sub.launches):
-        commands = [parsed] if is_args else parsed.commands
-        for cmd in commands:
-            for i, w in enumerate(cmd.words):
+        if is_args:
+            continue
+        for cmd in parsed.commands:
+            words, flags = _engine_words(cmd, kb)
+            for i, w in enumerate(words):
                 name, eq, inline = w.text.partition("=")
                 if name not in flags:
                     continue
-                value = inline if eq else (cmd.words[i + 1].text if i + 1 < len(cmd.words) else "")
-                static = w.static if eq else (i + 1 < len(cmd.words) and cmd.words[i + 1].static)
+                value = inline if eq else (words[i + 1].text if i + 1 < len(words) else "")
+                static = w.static if eq else (i + 1 < len(words) and words[i + 1].static)
                 if not static or not value.lower().endswith((".yaml", ".yml")) or os.path.normpath(value) in have:
                     continue
                 full = _inside(folder, value)
