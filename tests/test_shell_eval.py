@@ -278,15 +278,6 @@ def test_heredoc_with_run_time_values_is_not_checked(tmp_path):
 
 
 # -- 7. YAML typed by its use ----------------------------------------------------------------
-def test_yaml_named_by_config_flag_is_an_engine_config(tmp_path):
-    (tmp_path / "run.sh").write_text("vllm serve zai-org/GLM-5.1-FP8 --config serve.yaml\n")
-    (tmp_path / "serve.yaml").write_text("tensor-parallel-sizee: 8\n")  # no marker key
-    findings = lint(tmp_path / "run.sh")
-    assert _flg001(findings, "--tensor-parallel-sizee") == [("serve.yaml", 1, 1)]
-    (tmp_path / "serve.yaml").write_text("tensor-parallel-size: 8\n")
-    assert only(lint(tmp_path / "run.sh"), "FLG001") == []
-
-
 def test_standalone_yaml_of_unknown_kind_says_so(tmp_path):
     (tmp_path / "serve.yaml").write_text("tensor-parallel-sizee: 8\n")
     findings = lint(tmp_path / "serve.yaml", coverage=True)
@@ -346,8 +337,3 @@ def test_unresolved_command_variables_are_not_checked(tmp_path):
         line = script.count("\n")
         assert f"run.sh:{line}" in note
 
-
-def test_config_flag_of_another_program_is_no_engine_config(tmp_path):
-    (tmp_path / "run.sh").write_text("python3 train.py --config serve.yaml\nvllm serve zai-org/GLM-5.1-FP8\n")
-    (tmp_path / "serve.yaml").write_text("tensor-parallel-sizee: 8\n")
-    assert _flg001(lint(tmp_path / "run.sh"), "--tensor-parallel-sizee") == []

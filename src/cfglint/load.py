@@ -289,9 +289,7 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES) -> Submission:
     tf = _read(path, display, sub)
     if tf is not None:
         _load_file(tf, os.path.basename(path), None, False, sub)
-        if sub.launches:
-            _named_configs(sub, os.path.dirname(path))
-        elif sub.configs and not _looks_like_engine_config(sub.configs[0].root):
+        if not sub.launches and sub.configs and not _looks_like_engine_config(sub.configs[0].root):
             # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
             # outside a submission only engine configs get more than a syntax check, and
             # application tags (CloudFormation's !Ref) are theirs to use.
@@ -300,52 +298,6 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES) -> Submission:
             sub.unknown_yaml = _file_span(display)
             sub.findings = [f for f in sub.findings if not f.message.startswith(TAG_MESSAGE)]
     return sub
-
-
-def _engine_words(cmd: Command, kb) -> tuple[list, set[str]]:
-    """The words of the engine, frontend or router ``cmd`` starts (wrappers stripped) and the
-    flags that name an engine YAML for it (rules/engines.yaml ``config_flags``); ([], set())
-    for any other command."""
-    from .launchers import Launchers
-    from .wrappers import Wrappers
-
-    engines = kb.engines.get("engines", {}) or {}
-    words = Wrappers(kb.engines.get("wrappers")).unwrap(list(cmd.words), {}).words
-    launch = Launchers(kb.engines).identify(words)
-    if launch is None:
-        return [], set()
-    names = [launch.engine] + (["dynamo"] if launch.orchestrator == "dynamo" else [])
-    flags = {f for n in names if isinstance(engines.get(n), dict) for f in engines[n].get("config_flags") or []}
-    return words[launch.consumed:], flags
-
-
-def _named_configs(sub: Submission, folder: str) -> None:
-    """A launch script linted on its own: the YAML files an engine launch names with a config
-    flag (``--config x.yaml``, ``--extra_llm_api_options x.yaml``, ``--extra-engine-args x.yaml``)
-    next to it are engine configs because of that use, whatever keys they hold."""
-    kb = knowledge()
-    have = {c.path for c in sub.configs}
-    for _display, parsed, _role, is_args in list(sub.launches):
-        if is_args:
-            continue
-        for cmd in parsed.commands:
-            words, flags = _engine_words(cmd, kb)
-            for i, w in enumerate(words):
-                name, eq, inline = w.text.partition("=")
-                if name not in flags:
-                    continue
-                value = inline if eq else (words[i + 1].text if i + 1 < len(words) else "")
-                static = w.static if eq else (i + 1 < len(words) and words[i + 1].static)
-                if not static or not value.lower().endswith((".yaml", ".yml")) or os.path.normpath(value) in have:
-                    continue
-                full = _inside(folder, value)
-                if full is None or not os.path.isfile(full):
-                    continue
-                have.add(os.path.normpath(value))
-                ytf = _read(full, display_path(full), sub)
-                if ytf is not None:
-                    sub.configs.append(ConfigFile(path=os.path.normpath(value), display=ytf.display,
-                                                  root=_yaml(ytf, sub)))
 
 
 ENGINE_CONFIG_KEYS = {
