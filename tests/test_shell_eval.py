@@ -337,3 +337,14 @@ def test_unresolved_command_variables_are_not_checked(tmp_path):
         line = script.count("\n")
         assert f"run.sh:{line}" in note
 
+
+
+def test_many_uses_of_a_long_value_stay_fast():
+    import time
+
+    value = " ".join(f"w{i}" for i in range(4000))
+    text = f"s=\"{value}\"\n" + "echo $s\n" * 400
+    start = time.monotonic()
+    script = _parse_shell(text, "run.sh")
+    assert time.monotonic() - start < 20
+    assert script.commands[0].words[1].span.col == 4  # w0, where it is written

@@ -24,6 +24,7 @@ marked not static.
 
 from __future__ import annotations
 
+import bisect
 import os
 import pickle
 import re
@@ -189,20 +190,32 @@ class _Piece:
         return s.line == s.end_line and s.end_col - s.col == len(self.text)
 
 
-def _locate(pieces: list[_Piece], k: int) -> tuple[_Piece, int]:
-    off = 0
+def _starts(pieces: list[_Piece]) -> list[int]:
+    out, off = [], 0
     for p in pieces:
-        if k < off + len(p.text):
-            return p, k - off
+        out.append(off)
         off += len(p.text)
-    last = pieces[-1]
-    return last, max(len(last.text) - 1, 0)
+    return out
 
 
-def _span_of(pieces: list[_Piece], a: int, b: int) -> Span:
-    """The span of characters ``[a, b)`` of the concatenated ``pieces``."""
-    first, i = _locate(pieces, a)
-    last, j = _locate(pieces, max(b - 1, a))
+def _locate(pieces: list[_Piece], k: int, starts: list[int] | None = None) -> tuple[_Piece, int]:
+    starts = starts if starts is not None else _starts(pieces)
+    i = bisect.bisect_right(starts, k) - 1
+    while i > 0 and not pieces[i].text:
+        i -= 1  # an empty piece holds no character
+    i = max(i, 0)
+    p = pieces[i]
+    if k - starts[i] < len(p.text):
+        return p, k - starts[i]
+    return p, max(len(p.text) - 1, 0)
+
+
+def _span_of(pieces: list[_Piece], a: int, b: int, starts: list[int] | None = None) -> Span:
+    """The span of characters ``[a, b)`` of the concatenated ``pieces`` (``starts``: their
+    offsets, from :func:`_starts`, when the caller asks many times)."""
+    starts = starts if starts is not None else _starts(pieces)
+    first, i = _locate(pieces, a, starts)
+    last, j = _locate(pieces, max(b - 1, a), starts)
     s1 = first.span
     if first is last or b <= a:
         if first.exact:
@@ -228,12 +241,13 @@ class _MappedPositions:
         self.path = path
         self.ascii = text.isascii()
         self.data = text.encode("utf-8")
+        self.starts = _starts(pieces)
 
     def _char(self, byte: int) -> int:
         return byte if self.ascii else len(self.data[:byte].decode("utf-8", "replace"))
 
     def span(self, node) -> Span:
-        return _span_of(self.pieces, self._char(node.start_byte), self._char(node.end_byte))
+        return _span_of(self.pieces, self._char(node.start_byte), self._char(node.end_byte), self.starts)
 
 
 ARGUMENT_TYPES = ("word", "number", "raw_string", "string", "concatenation", "simple_expansion", "expansion",
@@ -244,6 +258,7 @@ MAX_EVALS = 64
 MAX_CALLS = 512          # function calls followed per file (a call tree can grow exponentially)
 MAX_WORDS = 4096         # words an array may hold, pieces a value may hold: beyond, not static
 MAX_CHARS = 1 << 16      # characters a value may hold: beyond, not static
+MAX_FILE_WORDS = 1 << 18  # words spliced or split out of variables per file: beyond, not static
 
 
 class _Walker:
@@ -259,7 +274,7 @@ class _Walker:
             self.called: set[str] = set()
             self.args: list[Word] | None = None                # positional args inside a function call
             self.depth = 0
-            self.budget = [MAX_EVALS, MAX_CALLS]
+            self.budget = [MAX_EVALS, MAX_CALLS, MAX_FILE_WORDS]
         else:
             for name in ("script", "vars", "arrays", "exported", "functions", "called", "args", "depth", "budget"):
                 setattr(self, name, getattr(parent, name))
@@ -413,7 +428,8 @@ class _Walker:
     def fields(self, pieces: list[_Piece]) -> list[Word]:
         """Bash field splitting of a static value on whitespace."""
         text = "".join(p.text for p in pieces)
-        return [Word(m.group(0), m.group(0), _span_of(pieces, m.start(), m.end()))
+        starts = _starts(pieces)
+        return [Word(m.group(0), m.group(0), _span_of(pieces, m.start(), m.end(), starts))
                 for m in re.finditer(r"\S+", text)]
 
     def expand(self, node) -> list[Word]:
@@ -426,12 +442,17 @@ class _Walker:
                 inner, quoted = kids[0], True
         if inner.type in ("expansion", "simple_expansion"):
             spliced = self.splice(inner)
-            if spliced is not None:
+            if spliced is not None and len(spliced) <= self.budget[2]:
+                self.budget[2] -= len(spliced)
                 return spliced
+            if spliced is not None:
+                return [Word(self.src(node), self.src(node), self.pos.span(node), False)]
             if not quoted:
                 pieces = self.pieces(inner)
-                if all(p.static for p in pieces):
-                    return self.fields(pieces)
+                if all(p.static for p in pieces) and self.budget[2] > 0:
+                    words = self.fields(pieces)
+                    self.budget[2] -= max(len(words), 1)
+                    return words
                 return [Word("".join(p.text for p in pieces), self.src(node), self.pos.span(node), False)]
         return [self.word(node)]
 
