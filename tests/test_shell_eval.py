@@ -348,3 +348,16 @@ def test_many_uses_of_a_long_value_stay_fast():
     script = _parse_shell(text, "run.sh")
     assert time.monotonic() - start < 20
     assert script.commands[0].words[1].span.col == 4  # w0, where it is written
+
+
+def test_string_command_wrong_tp_at_the_literal(tmp_path):
+    for run in ("$CMD", "eval \"$CMD\""):
+        script = STRING.replace("--tp-size 8", "--tp-size 4") + run + "\n"
+        top = only(_sglang(tmp_path / run[:4].strip('"$ '), script), "TOP002")
+        assert [(f[1], f[2], f[3]) for f in top] == [("run.sh", *_at(script, "4"))], run
+
+
+def test_variable_value_reported_where_it_is_written(tmp_path):
+    script = f"TP=4\n{LAUNCH} {MODEL} --tp-size \"$TP\" --dp-size 8 --enable-dp-attention {PARSERS}\n"
+    top = only(_sglang(tmp_path, script), "TOP002")
+    assert [(f[1], f[2], f[3]) for f in top] == [("run.sh", 1, 4)] and "TP 4" in top[0][4]
