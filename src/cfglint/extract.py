@@ -42,6 +42,7 @@ class ConfigFile:
     root: YNode | None
     role: str | None = None       # declared in the manifest's files.configs entry
     used_by: int = 0
+    written_by: str | None = None  # the launch script that writes it with a heredoc (display path)
 
 
 @dataclass(slots=True)
@@ -87,6 +88,9 @@ class Process:
     synthetic: bool = False         # built from an engine YAML no published command names
     certain: bool = True            # False: started an unknown number of times
     unknown: set[str] = field(default_factory=set)     # settings given by a value not known statically
+    # words that stand for arguments not known statically ("${ARGS[@]}" of an array assigned in a
+    # branch, "$@" at top level, $(...)): the flags they add are not checked (COV001)
+    unresolved_args: list[Located] = field(default_factory=list)
     unresolved_at: dict[str, Span] = field(default_factory=dict)  # where each of those values is written
     flag_names: set[str] = field(default_factory=set)  # every flag / config key the launch sets
     args: list[Arg] = field(default_factory=list)
@@ -219,13 +223,15 @@ class _Adapter:
         return set().union(*(regs[n].no_value_options for n in names if n in regs))
 
     def find_config(self, ref: str) -> ConfigFile | None:
+        """The config a flag names: the exact path first (a heredoc the script writes there wins),
+        then a published file of the same name."""
         norm = os.path.normpath(ref)
         for cfg in self.configs:
             if cfg.path == norm:
                 return cfg
         base = os.path.basename(ref)
         for cfg in self.configs:
-            if os.path.basename(cfg.path) == base:
+            if os.path.basename(cfg.path) == base and cfg.written_by is None:
                 return cfg
         return None
 
@@ -254,7 +260,7 @@ class _Adapter:
         launch = self.launchers.identify(wrapped.words) or \
             self.launchers.from_image(wrapped.image.value if wrapped.image else None, wrapped.words)
         if launch is None:
-            loc = self.launchers.unrecognised(wrapped.words)
+            loc = self.launchers.unrecognised(wrapped.words) or _hidden_command(wrapped.words)
             if loc is not None:
                 self.unrecognised.append(loc)
             return []
@@ -340,8 +346,12 @@ class _Adapter:
             else:
                 b = _as_bool(value.text) if name in booleans else None
                 proc.settings[setting] = Located(b if b is not None else _typed(value.text), value.span)
-        if positionals and kind == "engine" and engine in ("vllm", "trtllm") and "model" not in proc.settings:
+        model_positional = positionals and kind == "engine" and engine in ("vllm", "trtllm") \
+            and "model" not in proc.settings
+        if model_positional:
             proc.settings["model"] = Located(positionals[0].text, positionals[0].span)
+        proc.unresolved_args = [Located(w.raw, w.span) for w in positionals[1 if model_positional else 0:]
+                                if not w.static]
 
         for cfg in proc.configs:
             self.apply_config(proc, cfg)
@@ -457,6 +467,23 @@ class _Adapter:
             proc.role = Located("server", proc.span)
 
 
+_WHOLE_EXPANSION = re.compile(r'^"?\$(\{[^{}]*\}|[A-Za-z_][A-Za-z0-9_]*|@|\*)"?$')
+
+
+def _hidden_command(words: list[Word]) -> Located | None:
+    """A command the shell evaluator could not resolve: its program is a whole variable or array
+    not known statically (``$CMD``, ``"${cmd[@]}"``), or ``eval`` of such a string. Whatever it
+    starts is unknown (COV001 says so); None for any other command."""
+    if not words:
+        return None
+    first = words[0]
+    if not first.static and _WHOLE_EXPANSION.match(first.raw):
+        return Located(first.raw, first.span)
+    if first.static and first.text == "eval" and len(words) > 1 and not all(w.static for w in words[1:]):
+        return Located("eval " + " ".join(w.raw for w in words[1:]), first.span)
+    return None
+
+
 def _first_key_span(root: YNode | None, display: str) -> Span:
     if isinstance(root, YMap) and root.items:
         return root.items[0][0].span
@@ -505,7 +532,7 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
             for role, loc in server_config_instances(cfg.root).items():
                 dep.instances.setdefault(role, loc)
             continue
-        if cfg.used_by or not isinstance(cfg.root, YMap) or not adapter.default_engine \
+        if cfg.used_by or cfg.written_by or not isinstance(cfg.root, YMap) or not adapter.default_engine \
                 or not any(isinstance(k.value, str) and k.value in PARALLELISM_KEYS for k, _ in cfg.root.items):
             continue  # only an engine YAML that states its parallelism stands for a worker
         proc = Process(kind="engine", engine=adapter.default_engine, orchestrator=adapter.default_orchestrator,

@@ -38,6 +38,8 @@ class Submission:
     # files in the submission directory the manifest does not name that may be launch files or
     # engine configs (absolute path), with the span of the manifest's ``files`` key (SUB003)
     unlisted: list[tuple[str, Span]] = field(default_factory=list)
+    # a YAML linted on its own with no engine key: only its syntax was checked (COV001 says so)
+    unknown_yaml: Span | None = None
 
     @property
     def has_manifest(self) -> bool:
@@ -224,6 +226,60 @@ def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: S
                 "IO001", f"shell syntax error near '{near}' (unbalanced quote, bracket or keyword?); "
                          "the commands around it may be misread", span, level="warning"))
         sub.launches.append((tf.display, script, role, False))
+        _written_configs(script, tf, sub)
+
+
+MAX_WRITTEN_CONFIGS = 64  # engine configs per submission (heredocs included): more is no launch
+
+
+def _shift_span(span: Span, lines: int) -> Span:
+    return Span(span.path, span.line + lines, span.col, span.end_line + lines, span.end_col)
+
+
+def _shifted(root: YNode | None, lines: int) -> YNode | None:
+    """``root`` parsed from a heredoc body, its spans moved down ``lines`` lines (to the
+    script's lines). Nodes shared through YAML aliases move once."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        n.span = _shift_span(n.span, lines)
+        if isinstance(n, YMap):
+            for k, v in n.items:
+                stack.extend((k, v))
+            for first, again in n.duplicates:
+                stack.extend((first, again))
+        elif isinstance(n, YSeq):
+            stack.extend(n.items)
+    return root
+
+
+def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None:
+    """Engine YAML a launch script writes with a heredoc (``cat <<EOF > extra.yaml``): an
+    engine config at that path, parsed with positions inside the heredoc (the script's lines),
+    used when a flag names the path. A heredoc that expands a shell value inside stays
+    unreadable (root None): a flag naming it is reported as not checked."""
+    for wf in script.files:
+        if wf.path is None or not wf.path.lower().endswith((".yaml", ".yml")):
+            continue
+        root = None
+        if len(sub.configs) >= MAX_WRITTEN_CONFIGS:
+            break
+        if wf.static:
+            try:
+                root = _shifted(parse_yaml(wf.text, tf.display), wf.line - 1)
+            except YamlError as err:
+                span = _shift_span(err.span, wf.line - 1) if err.span is not None else wf.span
+                sub.findings.append(Finding("IO001", f"cannot parse the YAML {tf.display} writes to {wf.path}: {err}",
+                                            span))
+            else:
+                _report_duplicates(root, sub)
+                _report_tags(root, tf.display, sub)
+        sub.configs.append(ConfigFile(path=os.path.normpath(wf.path), display=tf.display, root=root,
+                                      written_by=tf.display))
 
 
 def load_loose_file(path: str, max_bytes: int = MAX_BYTES) -> Submission:
@@ -233,12 +289,13 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES) -> Submission:
     tf = _read(path, display, sub)
     if tf is not None:
         _load_file(tf, os.path.basename(path), None, False, sub)
-        if sub.configs and not _looks_like_engine_config(sub.configs[0].root):
+        if not sub.launches and sub.configs and not _looks_like_engine_config(sub.configs[0].root):
             # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
             # outside a submission only engine configs get more than a syntax check, and
             # application tags (CloudFormation's !Ref) are theirs to use.
             sub.texts.clear()
             sub.configs.clear()
+            sub.unknown_yaml = _file_span(display)
             sub.findings = [f for f in sub.findings if not f.message.startswith(TAG_MESSAGE)]
     return sub
 

@@ -83,14 +83,24 @@ def _launch_gaps(ctx: Context) -> None:
             span = p.unresolved_at.get(setting, p.span)
             ctx.not_checked(f"checks that use {setting} ({p.launcher})",
                             "its value is a shell variable or command output, known only at run time", span)
+        for loc in p.unresolved_args:
+            ctx.not_checked(f"the arguments {loc.value} adds ({p.launcher})",
+                            "they are not known statically (an array or string assigned in a branch, a script "
+                            "argument, or command output): the flags they carry are not checked", loc.span)
         for ref in p.missing_configs:
             beside = isinstance(ref.value, str) and "$" not in ref.value and \
                 os.path.isfile(os.path.join(ctx.sub.root, ref.value))
+            written = any(c.written_by and os.path.normpath(str(ref.value)) == c.path for c in ctx.sub.configs)
             if beside and ctx.sub.has_manifest:
                 why = "the engine config is in the submission directory but the manifest does not list it (files.configs)"
             elif beside:
                 why = ("a launch linted on its own is read without its engine config: list both in a "
                        "submission.yaml (files.launch, files.configs) to check them together")
+            elif written:
+                why = "the script writes it with a heredoc that expands shell values known only at run time"
+            elif isinstance(ref.value, str) and "$" in ref.value:
+                why = ("the config path is a shell value not known statically (set in a branch, by a command, "
+                       "or at run time)")
             else:
                 why = "the engine config is referenced but not published with the submission"
             ctx.not_checked(f"settings in {ref.value} ({p.launcher})", why, ref.span)
@@ -100,6 +110,11 @@ def coverage_note(ctx: Context) -> Finding | None:
     """The COV001 note of a unit, or None when every check could run."""
     _model_gaps(ctx)
     _accelerator_gaps(ctx)
+    if ctx.sub.unknown_yaml is not None:
+        ctx.not_checked(f"engine-config checks for {os.path.basename(ctx.sub.unknown_yaml.path)}",
+                        "no key marks it as an engine config, so only its YAML syntax was checked; an engine YAML "
+                        "is typed by its use: list it under files.configs of a submission whose launch passes it "
+                        "with --config / --extra_llm_api_options / --extra-engine-args", ctx.sub.unknown_yaml)
     _launch_gaps(ctx)
     if not ctx.gaps:
         return None

@@ -16,6 +16,9 @@ LABEL = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "trtllm-serve", "trtllm.d
          "dynamo.frontend": "Dynamo frontend", "dynamo.trtllm": "dynamo.trtllm", "dynamo.sglang": "dynamo.sglang",
          "dynamo.vllm": "dynamo.vllm"}
 _PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
+# flags whose value is a model: a local checkpoint folder or a Hugging Face repo id (the engines'
+# help texts: "The path of the model weights. This can be a local folder or a Hugging Face repo ID.")
+_MODEL_FLAG = re.compile(r"^--(.*[-_])?(model|model[-_]path|model[-_]dir|tokenizer|tokenizer[-_]path)$")
 _HUMAN_INT = re.compile(r"-?\d+(\.\d+)?\s*([kKmMgGtT]i?[bB]?)?")
 
 
@@ -158,8 +161,12 @@ def _valid(entry: dict, value) -> str | None:
       "A flag's value is not one of its choices, or not of its type.",
       "Engines restrict many flags to fixed choices (--moe-runner-backend, --attention-backend, "
       "--kv-cache-dtype, --quantization, ...) and parse numbers strictly; a wrong value stops "
-      "the launch. Choices are the engine's own lists, per version, in rules/flags/.",
-      ("rules/flags/*.yaml (choices and types from each engine's argument parser)",))
+      "the launch. Choices are the engine's own lists, per version, in rules/flags/. A flag that "
+      "takes a model (--model-path, --speculative-draft-model-path, ...) given a bare number "
+      "(a default such as ${DRAFT:=4} passed to the wrong flag) is reported with the flag's type.",
+      ("rules/flags/*.yaml (choices and types from each engine's argument parser)",
+     "sgl-project/sglang python/sglang/srt/server_args.py (--model-path, --speculative-draft-model-path: "
+     "\"a local folder or a Hugging Face repo ID\")"))
 def check_flag_values(ctx: Context):
     # parser names are PRS001's: checked against the parser registries, with their own hints
     parser_flags = {f for e in ctx.kb.parsers.values() if isinstance(e, dict)
@@ -180,6 +187,11 @@ def check_flag_values(ctx: Context):
                     or primary in parser_flags or any(a in parser_flags for a in entry.get("aliases") or []):
                 continue
             why = _valid(entry, arg.value.value)
+            if not why and entry.get("type") == "str" and _MODEL_FLAG.match(arg.name) \
+                    and re.fullmatch(r"\d+(\.\d+)?", str(arg.value.value).strip()):
+                why = (f"'{str(arg.value.value).strip()}' is a bare number, but {primary} takes a model (a checkpoint "
+                       f"folder or a Hugging Face repo id, type {entry.get('type')}): a count or length given "
+                       f"to the wrong flag or variable?")
             if why:
                 yield Finding("FLG002", f"{arg.written}{_where(arg)}: {why}", arg.value.span)
 
