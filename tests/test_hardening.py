@@ -124,6 +124,20 @@ def test_bash_c_string_control_gives_no_syntax_warning(tmp_path):
     assert only(lint(d), "IO001") == []
 
 
+def test_multi_line_double_quoted_bash_c_string_keeps_its_newlines(tmp_path):
+    # vLLM's disaggregated_prefill.sh waits with `timeout 1200 bash -c "<newline> until ...; do<newline> sleep 1
+    # <newline> done"`: the newlines inside "..." end its commands (they were dropped, so `done` became
+    # an argument of sleep and the string a syntax error)
+    d = copy_submission(KIMI_B300, tmp_path)
+    text = (d / "run.sh").read_text()
+    (d / "run.sh").write_text('timeout 1200 bash -c "\n  until curl -s localhost:30000/health > /dev/null; do\n'
+                              '    sleep 1\n  done" && echo up\n' + text)
+    assert only(lint(d), "IO001") == []
+    (d / "run.sh").write_text('bash -c "\n  sglang serve --model-path moonshotai/Kimi-K3 --tp-size 4\n"\n' + text)
+    found = only(lint(d), "TOP001")  # a second instance, at TP 4, read from line 2 of the string
+    assert (2, 58) in [f[2:4] for f in found] and only(lint(d), "IO001") == []
+
+
 @pytest.mark.parametrize("name", ["bad\nname.sh", "ctl\x1b[31mred.sh"])
 def test_file_names_with_control_characters_stay_on_one_line(tmp_path, name):
     d = copy_submission(KIMI_B300, tmp_path)

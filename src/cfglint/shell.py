@@ -298,7 +298,13 @@ class _Walker:
             return [_Piece(self.src(node)[1:-1], sp)]
         if t in ("string", "concatenation"):
             out: list[_Piece] = []
+            prev = node.start_byte + 1 if t == "string" else None
             for child in node.children:
+                if prev is not None and child.start_byte > prev:
+                    # text tree-sitter leaves between the children of a "..." string (newlines, spaces)
+                    out.append(_Piece(self.data[prev:child.start_byte].decode("utf-8", "replace"), self.pos.span(node)))
+                if prev is not None:
+                    prev = max(prev, child.end_byte)
                 if t == "string" and child.type == '"':
                     continue
                 if child.type == "string_content":
