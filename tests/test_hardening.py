@@ -156,3 +156,17 @@ def test_terminal_escapes_in_a_linted_line_do_not_reach_the_text_report(tmp_path
     result = lint_paths([str(d)])
     report = text(result.findings, result.sources, "")
     assert "TOP002" in report and "\x1b" not in report and "\x07" not in report
+
+
+def test_bash_c_string_with_run_time_values_is_read(tmp_path):
+    # TensorRT-LLM's multi-node slurm example: srun ... bash -c "<newline> $PROLOGUE <newline> trtllm-serve $MODEL ..."
+    # was not read at all (a string with a run-time value gave no commands); now its launch is checked
+    # and the unknown parts are named in COV001
+    d = copy_submission(KIMI_B300, tmp_path)
+    text = (d / "run.sh").read_text()
+    (d / "run.sh").write_text('srun --mpi=pmix bash -c "\n  $PROLOGUE\n'
+                              '  sglang serve --model-path $MODEL --tp-size 8 --tp-sise 8\n"\n' + text)
+    found = lint(d, coverage=True)
+    assert [(f[0], f[2]) for f in only(found, "FLG001")] == [("FLG001", 3)] and "--tp-sise" in only(found, "FLG001")[0][4]
+    note = only(found, "COV001")[0][4]
+    assert "$PROLOGUE" in note and "model" in note

@@ -348,8 +348,11 @@ class _Adapter:
                 proc.settings[setting] = Located(b if b is not None else _typed(value.text), value.span)
         model_positional = positionals and kind == "engine" and engine in ("vllm", "trtllm") \
             and "model" not in proc.settings
-        if model_positional:
+        if model_positional and positionals[0].static:
             proc.settings["model"] = Located(positionals[0].text, positionals[0].span)
+        elif model_positional:
+            proc.unknown.add("model")
+            proc.unresolved_at.setdefault("model", positionals[0].span)
         proc.unresolved_args = [Located(w.raw, w.span) for w in positionals[1 if model_positional else 0:]
                                 if not w.static]
 

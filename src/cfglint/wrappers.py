@@ -200,11 +200,12 @@ def shell_string_commands(word: Word, errors: list[Span] | None = None) -> list[
 
     Positions are exact when the string is written as one quoted (or bare) word whose text is
     its source (no escapes or expansions inside); otherwise every span is the string's own.
-    A string that is not static (built from variables) gives no commands.
+    A string built in part from values known only at run time is read all the same: those
+    parts keep their ``$NAME`` text, which the inner parse sees as unknown values.
     """
     from .shell import ParserCrash, parse_shell
 
-    if not word.static or not word.text.strip():
+    if not word.text.strip():
         return []
     raw, text = word.raw, word.text
     quote = 1 if len(raw) >= 2 and raw[0] in "'\"" and raw[-1] == raw[0] and raw[1:-1] == text else \
