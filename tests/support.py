@@ -27,6 +27,17 @@ def replace_once(path: Path, old: str, new: str) -> int:
     return line
 
 
+def position(text: str, needle: str, occurrence: int = 1, after: bool = False) -> tuple[int, int]:
+    """1-based (line, column) of ``needle``'s ``occurrence``-th appearance in ``text``: of its first
+    character, or with ``after`` of the character just past it."""
+    at = -1
+    for _ in range(occurrence):
+        at = text.index(needle, at + 1)
+    if after:
+        at += len(needle)
+    return text[:at].count("\n") + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
 def lint(path: Path, coverage: bool = False):
     """Findings for one directory, as (rule, file name, line, col, message) tuples; the COV001
     coverage note only with ``coverage`` (tests/test_coverage.py asserts it)."""

@@ -7,20 +7,11 @@ from pathlib import Path
 
 from cfglint.lint import lint_paths
 
-from support import copy_submission, lint, only, replace_once
+from support import copy_submission, lint, only, position, replace_once
 
 KIMI_NNODES = "artificial-analysis/kimi-k3/gb300-sglang-tp8-nnodes2"
 KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 DYNAMO_QWEN = "recipes/dynamo-trtllm-qwen3-0.6b-disagg-1p1d"
-
-
-def _where(text: str, needle: str, occurrence: int = 1) -> tuple[int, int]:
-    """(line, column) of the first character of ``needle``'s ``occurrence``-th appearance."""
-    at = -1
-    for _ in range(occurrence):
-        at = text.index(needle, at + 1)
-    line = text[:at].count("\n") + 1
-    return line, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
 def _levels(d: Path, rule_id: str):
@@ -35,7 +26,7 @@ def test_more_visible_devices_than_used_is_a_warning(tmp_path):
     found = _levels(d, "TOP003")
     assert len(found) == 1
     level, line, col, message = found[0]
-    assert level == "warning" and (line, col) == _where(text, "0,1,2,3,4,5")
+    assert level == "warning" and (line, col) == position(text, "0,1,2,3,4,5")
     assert "lists 6 GPU(s) but the worker runs TP 8 = 8 over 2 nodes = 4 on this node: GPU(s) 4,5 stay idle" in message
     replace_once(d / "run.sh", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5", "CUDA_VISIBLE_DEVICES=0,1")
     found = _levels(d, "TOP003")
@@ -53,7 +44,7 @@ def test_removed_vllm_eplb_flag_names_eplb_config(tmp_path):
     replace_once(d / "run.sh", "--enable-expert-parallel", "--enable-expert-parallel --enable-eplb --num-redundant-experts 32")
     text = (d / "run.sh").read_text()
     found = only(lint(d), "FLG001")
-    assert len(found) == 1 and found[0][2:4] == _where(text, "--num-redundant-experts")
+    assert len(found) == 1 and found[0][2:4] == position(text, "--num-redundant-experts")
     assert "no longer accepts --num-redundant-experts" in found[0][4]
     assert "--eplb-config '{\"num_redundant_experts\": N}'" in found[0][4]
     replace_once(d / "run.sh", "--num-redundant-experts 32", "--eplb-config '{\"num_redundant_experts\": 32}'")
@@ -72,8 +63,8 @@ def test_sglang_auto_parsers_are_known_from_0_5_12(tmp_path):
     replace_once(d / "submission.yaml", 'version: "0.5.17"', 'version: "0.5.11"')
     text = (d / "ifb_config.yaml").read_text()
     found = sorted(only(lint(d), "PRS001"), key=lambda f: f[2])
-    assert [f[1:4] for f in found] == [("ifb_config.yaml", *_where(text, "auto")),
-                                       ("ifb_config.yaml", *_where(text, "auto", 2))]
+    assert [f[1:4] for f in found] == [("ifb_config.yaml", *position(text, "auto")),
+                                       ("ifb_config.yaml", *position(text, "auto", 2))]
     assert all("SGLang 0.5.11 (the manifest's engine version) has no" in f[4] and "'auto'" in f[4]
                and "exists from 0.5.12" in f[4] for f in found)
     replace_once(d / "submission.yaml", 'version: "0.5.11"', 'version: "glm-5.2"')
@@ -104,7 +95,7 @@ def test_documentation_ipv6_address_is_not_a_host_name(tmp_path):
     text = (d / "run.sh").read_text()
     assert _red003(d) == []  # unique-local IPv6 is not in the default private ranges
     found = _red003(d, private_ranges=("10.0.0.0/8", "fc00::/7"))
-    assert [f[:3] for f in found] == [("run.sh", *_where(text, "fd12:3456::10"))]
+    assert [f[:3] for f in found] == [("run.sh", *position(text, "fd12:3456::10"))]
     assert "private address fd12:3456::10 is published; write <head-ip>" in found[0][3]
 
 
@@ -115,7 +106,7 @@ def test_documentation_ipv4_address_is_never_private(tmp_path):
     assert _red003(d, private_ranges=wide) == []  # RFC 5737 TEST-NET-1 inside a configured range
     replace_once(d / "run.sh", "192.0.2.10", "192.1.2.10")
     text = (d / "run.sh").read_text()
-    assert [f[:3] for f in _red003(d, private_ranges=wide)] == [("run.sh", *_where(text, "192.1.2.10"))]
+    assert [f[:3] for f in _red003(d, private_ranges=wide)] == [("run.sh", *position(text, "192.1.2.10"))]
     replace_once(d / "run.sh", "192.1.2.10", "10.1.2.10")
     assert len(_red003(d)) == 1 and _red003(d, private_ranges=()) == []  # the default RFC 1918; none configured
 
@@ -141,7 +132,7 @@ def test_home_directory_below_a_site_volume(tmp_path):
     replace_once(d / "run.sh", "--model-path /models/Kimi-K3", "--model-path /ephemeral/home/alice/Kimi-K3")
     text = (d / "run.sh").read_text()
     found = only(lint(d), "RED001")
-    assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/ephemeral/home/alice/Kimi-K3"))]
+    assert [f[1:4] for f in found] == [("run.sh", *position(text, "/ephemeral/home/alice/Kimi-K3"))]
     assert "'/ephemeral/home/alice/Kimi-K3'" in found[0][4] and "names a user" in found[0][4]
     replace_once(d / "run.sh", "/ephemeral/home/alice/Kimi-K3", "/ephemeral/models/Kimi-K3")
     assert only(lint(d), "RED001") == []
@@ -152,7 +143,7 @@ def test_path_in_a_parameter_default(tmp_path):
     replace_once(d / "disagg.sh", '${DYNAMO_HOME:-"/workspace"}', "${DYNAMO_HOME:-/scratch/alice/dynamo}")
     text = (d / "disagg.sh").read_text()
     found = only(lint(d), "RED001")
-    assert [f[1:4] for f in found] == [("disagg.sh", *_where(text, "/scratch/alice/dynamo"))]
+    assert [f[1:4] for f in found] == [("disagg.sh", *position(text, "/scratch/alice/dynamo"))]
     assert "'/scratch/alice/dynamo'" in found[0][4]
     replace_once(d / "disagg.sh", "${DYNAMO_HOME:-/scratch/alice/dynamo}", "${DYNAMO_HOME:-/workspace}")
     assert only(lint(d), "RED001") == []
@@ -176,7 +167,7 @@ def test_fix_does_not_cut_a_shell_expansion(tmp_path):
                  f"--speculative-draft-model-path {word}")
     text = (d / "run.sh").read_text()
     found = only(lint(d), "RED001")
-    assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/lustre/"))]
+    assert [f[1:4] for f in found] == [("run.sh", *position(text, "/lustre/"))]
     assert "'/lustre/fsw/alice/${DRAFT_MODEL##*/}'" in found[0][4] and "by hand" in found[0][4]
     assert _fix(d) == 0 and (d / "run.sh").read_text() == text  # was '"<host-path>}"'
     replace_once(d / "run.sh", word, '"/lustre/fsw/alice/Kimi-K3-DSpark"')
@@ -202,7 +193,7 @@ def test_help_text_is_not_an_address(tmp_path):
     replace_once(d / "disagg.sh", "python3 -m dynamo.frontend &", "python3 -m dynamo.frontend --host HOST &")
     text = (d / "disagg.sh").read_text()
     found = only(lint(d), "RED003")  # the same words on a launch are a setting
-    assert [f[1:4] for f in found] == [("disagg.sh", *_where(text, "HOST &"))]
+    assert [f[1:4] for f in found] == [("disagg.sh", *position(text, "HOST &"))]
 
 
 def test_usage_heredoc_printf_and_comment_are_text(tmp_path):
@@ -215,7 +206,7 @@ def test_usage_heredoc_printf_and_comment_are_text(tmp_path):
     replace_once(d / "disagg.sh", "cat <<USAGE", "cat > server.args <<USAGE")  # now it writes a file
     text = (d / "disagg.sh").read_text()
     found = only(lint(d), "RED003")
-    assert [f[1:4] for f in found] == [("disagg.sh", *_where(text, "ADDR   head"))]
+    assert [f[1:4] for f in found] == [("disagg.sh", *position(text, "ADDR   head"))]
 
 
 
@@ -228,10 +219,10 @@ def test_mount_target_is_a_container_path(tmp_path):
     replace_once(d / "run.sh", "-v ${PWD}:/mnt", "-v /home/alice/models:/mnt")
     text = (d / "run.sh").read_text()
     found = only(lint(d), "RED001")  # the host side of the mount is still host-specific
-    assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/home/alice/models"))]
+    assert [f[1:4] for f in found] == [("run.sh", *position(text, "/home/alice/models"))]
     replace_once(d / "run.sh", "-v /home/alice/models:/mnt", "--mount type=bind,src=/home/alice/models,dst=/mnt")
     text = (d / "run.sh").read_text()
-    assert [f[1:4] for f in only(lint(d), "RED001")] == [("run.sh", *_where(text, "/home/alice/models"))]
+    assert [f[1:4] for f in only(lint(d), "RED001")] == [("run.sh", *position(text, "/home/alice/models"))]
 
 
 def test_without_a_mount_mnt_is_the_hosts(tmp_path):
@@ -239,7 +230,7 @@ def test_without_a_mount_mnt_is_the_hosts(tmp_path):
     replace_once(d / "run.sh", "--model-path moonshotai/Kimi-K3", "--model-path /mnt/Kimi-K3")
     text = (d / "run.sh").read_text()
     found = only(lint(d), "RED001")  # no mount declared: /mnt is the host's
-    assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/mnt/Kimi-K3"))]
+    assert [f[1:4] for f in found] == [("run.sh", *position(text, "/mnt/Kimi-K3"))]
 
 
 # -- 4. TensorRT-LLM disaggregated server: top-level keys pass through to every server ---------
@@ -273,7 +264,7 @@ def test_wideep_moe_backend_is_valid_before_its_removal(tmp_path):
     replace_once(d / "submission.yaml", 'version: "1.3.0rc15.post1"', 'version: "1.3.0rc27"')
     text = (d / "gen_config.yaml").read_text()
     found = only(lint(d), "SCH001")
-    assert [f[1:4] for f in found] == [("gen_config.yaml", *_where(text, "WIDEEP"))]
+    assert [f[1:4] for f in found] == [("gen_config.yaml", *position(text, "WIDEEP"))]
     message = found[0][4]
     assert "'WIDEEP' was removed in TensorRT-LLM 1.3.0rc27" in message
     assert "checked against TensorRT-LLM 1.3.0rc27 (the manifest's engine version)" in message
@@ -295,4 +286,4 @@ def test_mount_list_variable_targets_are_container_paths(tmp_path):
     replace_once(d / "run.sh", "--model-path /models/Kimi-K3", "--model-path /mnt/Kimi-K3")
     text = (d / "run.sh").read_text()
     found = only(lint(d), "RED001")  # /mnt is the container's; the source /home/alice/hf is the host's
-    assert [f[1:4] for f in found] == [("run.sh", *_where(text, "/home/alice/hf"))]
+    assert [f[1:4] for f in found] == [("run.sh", *position(text, "/home/alice/hf"))]

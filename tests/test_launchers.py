@@ -12,23 +12,13 @@ import pytest
 
 from cfglint.lint import lint_paths
 
-from support import copy_submission, lint, only, replace_once
+from support import copy_submission, lint, only, position, replace_once
 
 KIMI_NNODES = "artificial-analysis/kimi-k3/gb300-sglang-tp8-nnodes2"
 KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 VLLM_DSV32 = "recipes/vllm-deepseek-v3.2-h20-tp8-parsers"
 VLLM_QWEN_DP8 = "recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep"
 GPT_OSS_DYNAMO = "nvidia/gpt-oss-120b/b200-dynamo-trtllm-1p1d-tp4-eagle3"
-
-
-def _where(text: str, needle: str, occurrence: int = 1) -> tuple[int, int]:
-    """(line, column) of the first character after ``needle``'s ``occurrence``-th appearance."""
-    at = -1
-    for _ in range(occurrence):
-        at = text.index(needle, at + 1)
-    at += len(needle)
-    line = text[:at].count("\n") + 1
-    return line, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
 def _manifest(d: Path, pairs: list[tuple[str, str]]) -> None:
@@ -63,9 +53,9 @@ def test_vllm_duplicated_node_rank(tmp_path):
     found = lint(d)
     assert [f[0] for f in found] == ["TOP003", "TOP003"]  # no TOP001: still one instance
     dup = [f for f in found if "duplicated node rank 0" in f[4]]
-    assert len(dup) == 1 and dup[0][2:4] == _where(text, "--node-rank ", 2)
+    assert len(dup) == 1 and dup[0][2:4] == position(text, "--node-rank ", 2, after=True)
     missing = [f for f in found if "node rank 1 of 2 never launched" in f[4]]
-    assert len(missing) == 1 and missing[0][2:4] == _where(text, "--nnodes ", 1)
+    assert len(missing) == 1 and missing[0][2:4] == position(text, "--nnodes ", 1, after=True)
 
 
 def test_vllm_head_alone_is_a_per_node_template(tmp_path):
@@ -84,14 +74,14 @@ def test_vllm_three_nodes_with_two_launched_misses_a_rank(tmp_path):
                   ("accelerators_used: 16", "accelerators_used: 24"), ("    pp: 2", "    pp: 3")])
     found = lint(d)
     assert [f[0] for f in found] == ["TOP003"] and "node rank 2 of 3 never launched" in found[0][4]
-    assert found[0][2:4] == _where(text, "--nnodes ")
+    assert found[0][2:4] == position(text, "--nnodes ", after=True)
 
 
 def test_vllm_nnodes_without_master_addr(tmp_path):
     d = _vllm_two_nodes(tmp_path, WORKER.replace(" --master-addr <head-ip>", ""))
     found = only(lint(d), "TOP003")
     assert len(found) == 1 and "--nnodes 2 without --master-addr" in found[0][4]
-    assert found[0][2:4] == _where((d / "run.sh").read_text(), "--nnodes ", 2)
+    assert found[0][2:4] == position((d / "run.sh").read_text(), "--nnodes ", 2, after=True)
 
 
 def test_vllm_tp_pp_on_one_node_that_is_too_small(tmp_path):
@@ -126,7 +116,7 @@ def test_vllm_dp_start_rank_duplicated(tmp_path):
     found = lint(d)
     assert [f[0] for f in found] == ["TOP003", "TOP003"]
     dup = [f for f in found if "duplicated data-parallel rank 0..7" in f[4]]
-    assert len(dup) == 1 and dup[0][2:4] == _where(text, "--data-parallel-start-rank ")
+    assert len(dup) == 1 and dup[0][2:4] == position(text, "--data-parallel-start-rank ", after=True)
     assert any("data-parallel rank 8..15 of 16 never launched" in f[4] for f in found)
 
 
@@ -134,7 +124,7 @@ def test_vllm_dp_over_nodes_without_address(tmp_path):
     d = _vllm_dp_two_nodes(tmp_path, address="")
     found = lint(d)
     assert [f[0] for f in found] == ["TOP003"] and "without --data-parallel-address" in found[0][4]
-    assert found[0][2:4] == _where((d / "run.sh").read_text(), "--data-parallel-size-local ")
+    assert found[0][2:4] == position((d / "run.sh").read_text(), "--data-parallel-size-local ", after=True)
 
 
 # -- SGLang: --node-rank must cover 0..nnodes-1 ----------------------------------------------
@@ -156,7 +146,7 @@ def test_sglang_both_nodes_rank_0_is_duplicated_node_rank(tmp_path):
     found = lint(d)
     assert [f[0] for f in found] == ["TOP003", "TOP003"]  # not the misleading TOP001 "starts 2 instances"
     dup = [f for f in found if "duplicated node rank 0" in f[4]]
-    assert len(dup) == 1 and dup[0][2:4] == _where(text, "--node-rank ", 2) == (24, 15)
+    assert len(dup) == 1 and dup[0][2:4] == position(text, "--node-rank ", 2, after=True) == (24, 15)
     assert "run.sh:8" in dup[0][4]
 
 
@@ -164,7 +154,7 @@ def test_sglang_rank_out_of_range(tmp_path):
     d, text = _sglang_nodes(tmp_path, "0", "2")
     found = only(lint(d), "TOP003")
     out = [f for f in found if "node rank 2 out of range" in f[4]]
-    assert len(out) == 1 and out[0][2:4] == _where(text, "--node-rank ", 2)
+    assert len(out) == 1 and out[0][2:4] == position(text, "--node-rank ", 2, after=True)
     assert any("node rank 1 of 2 never launched" in f[4] for f in found)
 
 
@@ -206,7 +196,7 @@ def test_sglang_router_dp_workers_stay_on_one_node(tmp_path):
     top1 = only(found, "TOP001")
     # each router worker is its own server with dp_size 1: DP attention does not fold DP into TP here
     assert len(top1) == 1 and "uses 16 accelerators (TP 8 x DP 2 router workers)" in top1[0][4]
-    assert top1[0][2:4] == _where((d / "run.sh").read_text(), "--tp-size ") == (4, 67)
+    assert top1[0][2:4] == position((d / "run.sh").read_text(), "--tp-size ", after=True) == (4, 67)
     top3 = only(found, "TOP003")
     assert len(top3) == 1 and "starts all --dp-size workers on this one node" in top3[0][4]
     assert "sglang_router.launch_router" in top3[0][4]
@@ -259,7 +249,7 @@ def test_wrapped_launch_flags_are_read(tmp_path, shape):
     found = lint(d)
     assert sorted(f[0] for f in found) == ["TOP001", "TOP002"]  # per-instance count and the declared tp
     top1 = only(found, "TOP001")
-    assert "uses 4 accelerators (TP 4)" in top1[0][4] and top1[0][2:4] == _where(text, "--tp-size ")
+    assert "uses 4 accelerators (TP 4)" in top1[0][4] and top1[0][2:4] == position(text, "--tp-size ", after=True)
 
 
 def test_mpiexec_ranks_against_trtllm_tp(tmp_path):
@@ -272,7 +262,7 @@ def test_mpiexec_ranks_against_trtllm_tp(tmp_path):
     # the decode engine YAML is not published: the ranks are what the worker runs, and they no
     # longer match its CUDA_VISIBLE_DEVICES
     assert len(found) == 1 and "lists 4 GPU(s) but the worker runs mpirun -n 2 = 2" in found[0][4]
-    assert found[0][2:4] == _where(text, "CUDA_VISIBLE_DEVICES=", 2)
+    assert found[0][2:4] == position(text, "CUDA_VISIBLE_DEVICES=", 2, after=True)
 
 
 # -- launches whose launcher is not recognised ---------------------------------------------
@@ -306,7 +296,7 @@ def test_env_from_docker_e_and_env_u(tmp_path):
     text = (d / "run.sh").read_text()
     found = lint(d)
     assert [f[0] for f in found] == ["TOP003"] and "CUDA_VISIBLE_DEVICES=0,1,2,3 lists 4 GPU(s)" in found[0][4]
-    assert found[0][2:4] == _where(text, "CUDA_VISIBLE_DEVICES=")
+    assert found[0][2:4] == position(text, "CUDA_VISIBLE_DEVICES=", after=True)
     replace_once(d / "run.sh", "lmsysorg/sglang:kimi-k3 sglang serve",
                  "lmsysorg/sglang:kimi-k3 env -u CUDA_VISIBLE_DEVICES sglang serve")
     assert lint(d) == []  # env -u removed it before the server starts
@@ -318,7 +308,7 @@ def test_docker_gpus_fewer_than_the_worker_needs(tmp_path):
     text = (d / "run.sh").read_text()
     found = lint(d)
     assert [f[0] for f in found] == ["TOP003"] and "gives the container 4 GPU(s) but the worker runs TP 8 = 8" in found[0][4]
-    assert found[0][2:4] == _where(text, "--gpus ")
+    assert found[0][2:4] == position(text, "--gpus ", after=True)
     replace_once(d / "run.sh", "device=0,1,2,3", "device=0,1,2,3,4,5,6,7")
     assert lint(d) == []
 
@@ -331,7 +321,7 @@ def test_srun_nodes_against_nnodes(tmp_path):
     text = (d / "run.sh").read_text()
     found = lint(d)
     assert [f[0] for f in found] == ["TOP003"] and "srun -N 1 starts the launch on 1 node(s) but the worker runs --nnodes 2" in found[0][4]
-    assert found[0][2:4] == _where(text, "srun -N ")
+    assert found[0][2:4] == position(text, "srun -N ", after=True)
 
 
 def _vllm_external_lb(tmp_path, ranks) -> tuple[Path, str]:
@@ -355,7 +345,7 @@ def test_vllm_external_lb_duplicated_rank(tmp_path):
     found = lint(d)
     assert [f[0] for f in found] == ["TOP003", "TOP003"]
     dup = [f for f in found if "duplicated data-parallel rank 6" in f[4]]
-    assert len(dup) == 1 and dup[0][2:4] == _where(text, "--data-parallel-rank ", 8)
+    assert len(dup) == 1 and dup[0][2:4] == position(text, "--data-parallel-rank ", 8, after=True)
     assert any("data-parallel rank 7 of 8 never launched" in f[4] for f in found)
 
 
@@ -375,4 +365,4 @@ def test_vllm_nodes_of_one_instance_disagree_on_tp(tmp_path):
     text = (d / "run.sh").read_text()
     found = only(lint(d), "TOP003")
     assert len(found) == 1 and "TP 4 here but 8 on the first node of this instance" in found[0][4]
-    assert found[0][2:4] == _where(text, "--tensor-parallel-size ", 2)
+    assert found[0][2:4] == position(text, "--tensor-parallel-size ", 2, after=True)
