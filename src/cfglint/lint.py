@@ -10,7 +10,7 @@ from functools import partial
 from . import suppress
 from .checks import all_rules, run_checks
 from .discover import MANIFEST, discover, display_path
-from .extract import extract
+from .extract import Deployment, extract
 from .knowledge import knowledge
 from .load import Submission, load_loose_file, load_submission
 from .model import Finding, Span
@@ -29,7 +29,11 @@ class LintResult:
 def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Finding]:
     """Findings of one loaded submission or loose file (load-stage findings included), inline
     suppressions applied (suppressed findings are kept, marked)."""
-    kb = kb or knowledge()
+    return _lint_unit(sub, kb or knowledge(), require_reason)[0]
+
+
+def _lint_unit(sub: Submission, kb, require_reason: bool) -> tuple[list[Finding], Deployment]:
+    """:func:`lint_unit`'s findings and the deployment they were checked on."""
     deployment = extract(kb, sub.manifest, sub.launches, sub.configs)
     findings = list(sub.findings) + [
         Finding("IO001", "shell syntax error in this bash -c string (unbalanced quote, bracket or keyword?): "
@@ -42,16 +46,16 @@ def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Fi
     for f in findings:
         if f.level is None:
             f.level = rules[f.rule_id].level if f.rule_id in rules else "error"
-    return findings
+    return findings, deployment
 
 
-def _serves(sub: Submission, kb) -> bool:
+def _serves(sub: Submission, deployment: Deployment) -> bool:
     """True when a file linted on its own is a serving file: a worker argument file, an engine
     config (other YAML is dropped by :func:`load_loose_file`), or shell that starts an engine,
-    frontend or router."""
+    frontend or router (``deployment``: the file's, as it was linted)."""
     if any(is_args for *_, is_args in sub.launches) or sub.configs:
         return True
-    return bool(sub.launches) and bool(extract(kb, {}, sub.launches, []).processes)
+    return bool(sub.launches) and bool(deployment.processes)
 
 
 def _unlisted_finding(path: str, files_at: Span) -> Finding:
@@ -150,8 +154,8 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
         result.units += 1
         try:
             sub = load(path)
-            findings = lint_unit(sub, kb, require_reason)
-            serves = why is not None and _serves(sub, kb)
+            findings, deployment = _lint_unit(sub, kb, require_reason)
+            serves = why is not None and _serves(sub, deployment)
             if serves and why[0] == "unlisted":
                 findings.append(_unlisted_finding(path, why[1]))
             elif serves and os.path.dirname(path) not in orphans_reported:
