@@ -79,7 +79,8 @@ def _orphan_finding(path: str) -> Finding:
 def _mask_secrets(result: LintResult) -> None:
     """Blank every credential a finding located in the source lines kept for output, and in
     every finding's message and related messages, so no report (context lines, messages that
-    quote a value, fingerprints) can show it."""
+    quote a value, fingerprints) can show it; then clip every long word of those messages
+    (:func:`_clip`)."""
     secrets: set[str] = set()
     for f in result.findings:
         s = f.span
@@ -90,14 +91,14 @@ def _mask_secrets(result: LintResult) -> None:
             if len(secret) >= 4:
                 secrets.add(secret)
             lines[s.line - 1] = line[: s.col - 1] + "*" * (s.end_col - s.col) + line[s.end_col - 1:]
-    if not secrets:
-        return
-    pattern = re.compile("|".join(re.escape(x) for x in sorted(secrets, key=len, reverse=True)))
-    hide = lambda text: pattern.sub(lambda m: "*" * len(m.group(0)), text)  # noqa: E731
-    for f in result.findings:
-        if not f.secret:
-            f.message = hide(f.message)
-        f.related = [(span, hide(text)) for span, text in f.related]
+    pattern = re.compile("|".join(re.escape(x) for x in sorted(secrets, key=len, reverse=True))) if secrets else None
+
+    def hide(text: str) -> str:
+        return pattern.sub(lambda m: "*" * len(m.group(0)), text) if pattern else text
+
+    for f in result.findings:  # every message leaves cfglint here: credentials hidden, long values clipped
+        f.message = _clip(f.message if f.secret else hide(f.message))
+        f.related = [(span, _clip(hide(text))) for span, text in f.related]
 
 
 MAX_WORD = 200   # characters of one word (a value, a name, a path) a message quotes in full
@@ -109,12 +110,6 @@ def _clip(text: str) -> str:
     messages quote values from the linted files, and a 1 MB model name must not make a 1 MB
     message (three times over, in every output format)."""
     return _LONG_WORD.sub(lambda m: f"{m.group(0)[:60]}...({len(m.group(0))} characters)", text)
-
-
-def _clip_messages(result: LintResult) -> None:
-    for f in result.findings:
-        f.message = _clip(f.message)
-        f.related = [(span, _clip(text)) for span, text in f.related]
 
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
@@ -189,7 +184,6 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
             seen.add(key)
             result.findings.append(f)
     _mask_secrets(result)
-    _clip_messages(result)
     result.findings.sort(key=Finding.sort_key)
     return result
 
