@@ -141,16 +141,17 @@ def test_absolute_path_in_the_manifest_is_refused(tmp_path):
 
 def test_unreadable_file(tmp_path, monkeypatch):
     # root reads through chmod 000, so the denial is simulated where cfglint opens the file
-    import builtins
+    # (every read goes through cfglint.safeio.read_bytes, which opens with os.open)
+    from cfglint import safeio
 
     d = copy_submission(KIMI_B300, tmp_path)
-    real_open = builtins.open
+    real_open = safeio.os.open
 
     def deny(path, *args, **kwargs):
         if str(path).endswith("run.sh"):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", deny)
+    monkeypatch.setattr(safeio.os, "open", deny)
     io = only(lint(d), "IO001")
     assert len(io) == 1 and "cannot read file: Permission denied" in io[0][4]

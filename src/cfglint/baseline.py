@@ -12,6 +12,7 @@ import json
 import os
 
 from .model import Finding
+from .safeio import ReadError, atomic_write, read_bytes
 
 
 def fingerprint(f: Finding, sources: dict[str, list[str]], relative_to: str | None = None) -> str:
@@ -31,22 +32,35 @@ def base_dir(baseline_path: str) -> str:
 
 
 def write(path: str, findings: list[Finding], sources: dict[str, list[str]]) -> None:
-    """Write the active findings' fingerprints (with rule and place, for people) to ``path``.
+    """Write the active findings' fingerprints (with rule and place, for people) to ``path``,
+    atomically and never through a symbolic link (:func:`cfglint.safeio.atomic_write`).
     Raises OSError."""
     rel = base_dir(path)
     entries = sorted({(fingerprint(f, sources, rel), f.rule_id,
                        os.path.relpath(os.path.abspath(f.span.path), rel).replace(os.sep, "/"))
                       for f in findings if not f.suppressed})
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump({"cfglint-baseline": 1, "findings": [{"fingerprint": h, "rule": r, "path": p} for h, r, p in entries]},
-                  fh, indent=2)
-        fh.write("\n")
+    atomic_write(path, json.dumps({"cfglint-baseline": 1, "findings": [{"fingerprint": h, "rule": r, "path": p}
+                                                                        for h, r, p in entries]}, indent=2) + "\n")
 
 
 def read(path: str) -> set[str]:
-    """Fingerprints of a baseline file. Raises OSError or ValueError."""
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+    """Fingerprints of a baseline file (a regular file of at most 10 MiB, read through
+    :func:`cfglint.safeio.read_bytes`: a FIFO or device is never opened). Raises ValueError with
+    a one-line reason for anything that is not a baseline written by :func:`write`."""
+    try:
+        data = json.loads(read_bytes(path).decode("utf-8"))
+    except ReadError as err:
+        raise ValueError(str(err)) from None
+    except UnicodeDecodeError as err:
+        raise ValueError(f"not UTF-8 (byte offset {err.start})") from None
+    except RecursionError:
+        raise ValueError("JSON nesting is too deep") from None
     if not isinstance(data, dict) or data.get("cfglint-baseline") != 1:
         raise ValueError("not a cfglint baseline (written by --write-baseline)")
-    return {e["fingerprint"] for e in data.get("findings", []) if isinstance(e, dict) and "fingerprint" in e}
+    entries = data.get("findings", [])
+    if not isinstance(entries, list):
+        raise ValueError("'findings' must be a list of {fingerprint, rule, path}")
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or not isinstance(e.get("fingerprint"), str):
+            raise ValueError(f"findings[{i}] must be {{fingerprint, rule, path}} with a string fingerprint")
+    return {e["fingerprint"] for e in entries}

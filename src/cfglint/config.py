@@ -99,14 +99,15 @@ def _has_tool_section(path: str) -> bool:
     A pyproject that does not parse counts when it mentions the section, so its error is shown."""
     import tomllib
 
+    from .safeio import ReadError, read_bytes
+
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError:
+        raw = read_bytes(path)
+    except ReadError:
         return False
     try:
         data = tomllib.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return re.search(rb"^\s*(\[tool\.cfglint|tool\.cfglint)", raw, re.M) is not None
     tool = data.get("tool")
     return isinstance(tool, dict) and "cfglint" in tool
@@ -202,14 +203,19 @@ def _yaml(path: str):
 def _toml(path: str):
     import tomllib
 
-    try:
-        with open(path, "rb") as fh:
-            text = fh.read()
+    from .safeio import ReadError, read_bytes
+
+    try:  # safeio: a regular file of at most 10 MiB; a FIFO or device is never opened
+        text = read_bytes(path)
         data = tomllib.loads(text.decode("utf-8"))
     except tomllib.TOMLDecodeError as err:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
         raise ConfigError(f"{path}:{m.group(1)}:{m.group(2)}: {err}" if m else f"{path}:1:1: {err}") from None
-    except (OSError, UnicodeDecodeError) as err:
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}:1:1: invalid UTF-8 at byte offset {err.start}; save it as UTF-8") from None
+    except RecursionError:
+        raise ConfigError(f"{path}:1:1: TOML nesting is too deep to parse") from None
+    except (OSError, ReadError) as err:
         raise ConfigError(f"{path}:1:1: {err}") from None
     if os.path.basename(path) == "pyproject.toml":
         tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}

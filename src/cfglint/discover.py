@@ -4,6 +4,8 @@ A submission is a directory holding ``submission.yaml``. A file passed on the co
 belongs to the nearest ancestor directory that holds one; a file outside any submission is
 linted on its own. Directories are walked for submissions only (hidden directories,
 ``node_modules`` and virtual environments are skipped; symlinked directories are not followed).
+Each target gets the directory its files must really lie in (:attr:`Targets.roots`): links that
+leave it are not followed when reading (:mod:`cfglint.safeio`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+
+from .safeio import git_top, linted_root
 
 MANIFEST = "submission.yaml"
 SKIP_DIRS = {"node_modules", "__pycache__", "venv", ".venv", "site-packages"}
@@ -24,6 +28,10 @@ class Targets:
     missing: list[str] = field(default_factory=list)        # paths that do not exist
     named_in_submissions: list[str] = field(default_factory=list)  # files given inside a submission
     orphan_files: list[str] = field(default_factory=list)  # launch / YAML files in no submission (SUB004 candidates)
+    # each submission directory and file above -> (directory its real path must stay inside, its name
+    # for messages): the linted tree for submissions, loose and orphan files (safeio.linted_root),
+    # the submission directory for files named inside one
+    roots: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def serving_candidates(directory: str, recurse: bool = True) -> list[str]:
@@ -67,11 +75,25 @@ def discover(paths: list[str]) -> Targets:
     loose: set[str] = set()
     orphans: set[str] = set()
     targets = Targets()
+    roots = targets.roots
+
+    def tree(path: str, sub: str | None) -> tuple[str, str]:
+        top = git_top(path)
+        if top is not None:
+            return top, "the working tree"
+        root = linted_root(path, sub)
+        return root, f"the linted directory {display_path(root)}"
+
     for path in paths:
-        if not os.path.lexists(path):
+        try:
+            exists = os.path.lexists(path) and "\x00" not in path
+        except ValueError:
+            exists = False
+        if not exists:
             targets.missing.append(path)
         elif os.path.isdir(path):
             inside = _submission_of(os.path.join(path, MANIFEST))  # the path's own submission, if any
+            root = tree(path, inside)
             claimed = [inside] if inside is not None else []      # submissions found so far (top-down)
             for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
@@ -79,17 +101,25 @@ def discover(paths: list[str]) -> Targets:
                 if MANIFEST in filenames:
                     subs.add(here)
                     claimed.append(here)
+                    roots.setdefault(here, root)
                 elif not any(here == c or here.startswith(c + os.sep) for c in claimed):
-                    orphans.update(serving_candidates(dirpath, recurse=False))
+                    for f in serving_candidates(dirpath, recurse=False):
+                        orphans.add(f)
+                        roots.setdefault(f, root)
             if inside is not None:
                 subs.add(inside)
+                roots.setdefault(inside, root)
         else:
             sub = _submission_of(path)
+            root = tree(path, sub)
             if sub is not None:
                 subs.add(sub)
+                roots.setdefault(sub, root)
                 targets.named_in_submissions.append(os.path.abspath(path))
+                roots[os.path.abspath(path)] = (sub, f"the submission directory {display_path(sub)}")
             else:
                 loose.add(os.path.abspath(path))
+                roots[os.path.abspath(path)] = root
     targets.submissions = sorted(subs)
     targets.loose_files = sorted(loose)
     targets.orphan_files = sorted(orphans - loose)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .model import Finding
+from .safeio import atomic_write, read_bytes
 
 
 def _whole(text: str) -> bool:
@@ -31,8 +32,7 @@ def apply_fixes(findings: list[Finding], paths: dict[str, str]) -> int:
     done = 0
     for display, fs in per_file.items():
         path = paths[display]
-        with open(path, encoding="utf-8", newline="") as fh:
-            text = fh.read()
+        text = read_bytes(path).decode("utf-8")  # safeio: no FIFO, no device, no link loop
         lines = text.split("\n")
         seen = set()
         for f in sorted(fs, key=lambda f: (f.span.line, f.span.col), reverse=True):
@@ -45,6 +45,5 @@ def apply_fixes(findings: list[Finding], paths: dict[str, str]) -> int:
                 continue
             lines[f.span.line - 1] = line[: f.span.col - 1] + f.fix + line[f.span.end_col - 1:]
             done += 1
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            fh.write("\n".join(lines))
+        atomic_write(path, "\n".join(lines))  # temp file + rename; refuses a symbolic link
     return done

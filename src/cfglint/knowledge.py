@@ -18,6 +18,7 @@ import yaml
 
 from .hfconfig import FIELDS as CONFIG_FIELDS
 from .hfconfig import facts as config_facts
+from .safeio import ReadError, read_bytes
 
 
 def data_dir(name: str) -> Path:
@@ -48,11 +49,26 @@ class KnowledgeError(Exception):
 
 
 def _user_file(path: str) -> dict:
+    """A user knowledge file, read through :func:`cfglint.safeio.read_bytes` (a regular file of
+    at most 10 MiB: a FIFO or device is never opened) and parsed with a safe loader. Raises
+    KnowledgeError with a one-line reason that never quotes the file's content."""
+    from .discover import printable
+
+    shown = printable(path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh) or {}
-    except (OSError, yaml.YAMLError) as err:
-        raise KnowledgeError(f"cannot read knowledge file {path}: {err}") from None
+        text = read_bytes(path).decode("utf-8")
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    except ReadError as err:
+        raise KnowledgeError(f"cannot read knowledge file {shown}: {err}") from None
+    except UnicodeDecodeError as err:
+        raise KnowledgeError(f"cannot read knowledge file {shown}: invalid UTF-8 at byte offset {err.start}") from None
+    except RecursionError:
+        raise KnowledgeError(f"cannot read knowledge file {shown}: YAML nesting is too deep") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = " ".join(str(getattr(err, "problem", None) or "YAML syntax error").split())
+        raise KnowledgeError(f"cannot read knowledge file {shown}: {problem}{where}") from None
     if not isinstance(data, dict) or set(data) - {"accelerators", "models", "parsers", "paths"}:
         raise KnowledgeError(f"{path}: a knowledge file is a mapping with any of accelerators, models, parsers, paths")
     problem = _shape_problem(data)
@@ -325,11 +341,8 @@ class Knowledge:
             real = config_path.resolve(strict=True)
             real.relative_to(top)                       # the file itself lies inside the tree
             Path(os.path.abspath(config_path)).relative_to(Path(os.path.abspath(root)))  # and so does the name
-            if not real.is_file() or real.stat().st_size > max_bytes:
-                return None
-            with open(real, encoding="utf-8") as fh:
-                config = json.load(fh)
-        except (OSError, ValueError, RecursionError):
+            config = json.loads(read_bytes(str(real), max_bytes, within=str(top)).decode("utf-8"))
+        except (OSError, ValueError, RecursionError, ReadError):
             return None
         facts = config_facts(config)
         if facts is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from functools import partial
 
 from . import suppress
 from .checks import all_rules, run_checks
@@ -121,9 +120,17 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
     kb = knowledge(extra_knowledge, private_ranges)
-    load_loose = partial(load_loose_file, max_bytes=max_bytes)
+    roots = targets.roots  # path -> (directory its files must really lie in, its name): no link out is read
+
+    def load_loose(path: str) -> Submission:
+        within, name = roots.get(path, (None, None))
+        return load_loose_file(path, max_bytes=max_bytes, within=within, within_name=name)
+
+    def load_sub(path: str) -> Submission:
+        return load_submission(path, kb=kb, max_bytes=max_bytes, tree=roots.get(path, (None,))[0])
+
     # (load, path, why): why is None, ("unlisted", manifest files span) or ("orphan", None)
-    jobs: list[tuple] = [(partial(load_submission, kb=kb, max_bytes=max_bytes), d, None) for d in targets.submissions] + \
+    jobs: list[tuple] = [(load_sub, d, None) for d in targets.submissions] + \
         [(load_loose, f, None) for f in targets.loose_files]
     read: set[str] = set()
     queued: set[str] = set()
@@ -176,6 +183,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                 read.add(os.path.realpath(tf.path))
             for upath, files_at in sub.unlisted:
                 if os.path.realpath(upath) not in queued:
+                    roots.setdefault(upath, (sub.root, f"the submission directory {sub.display}"))
                     jobs.append((load_loose, upath, ("unlisted", files_at)))
         for f in findings:
             key = (f.rule_id, f.span, f.message)

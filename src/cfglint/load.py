@@ -12,10 +12,11 @@ import os
 from dataclasses import dataclass, field
 
 from .argsfile import parse_args_file
-from .discover import MANIFEST, display_path, serving_candidates
+from .discover import MANIFEST, display_path, printable, serving_candidates
 from .extract import ConfigFile
 from .knowledge import knowledge
 from .model import Finding, Span
+from .safeio import inside
 from .shell import Command, ParserCrash, ShellScript, parse_shell
 from .textfile import MAX_BYTES, ReadError, TextFile, read_text
 from .validation import schema_findings, validator
@@ -32,6 +33,8 @@ class Submission:
     manifest: dict = field(default_factory=dict)
     texts: list[TextFile] = field(default_factory=list)       # every file read, for text rules
     max_bytes: int = MAX_BYTES                                # files over this are not read (IO001)
+    within: str | None = None        # every file read must really lie inside this directory
+    within_name: str | None = None   # how messages name it
     launches: list[tuple[str, ShellScript | Command, str | None, bool]] = field(default_factory=list)
     configs: list[ConfigFile] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -51,10 +54,11 @@ def _file_span(display: str) -> Span:
 
 
 def _read(path: str, display: str, sub: Submission, named_at: Span | None = None) -> TextFile | None:
-    """Read a file; on failure an IO001 finding at ``named_at`` (the manifest entry naming the
-    file) or, without one, at the file itself."""
+    """Read a file (its real path must stay inside ``sub.within``: no link out of the submission or
+    the working tree is followed); on failure an IO001 finding at ``named_at`` (the manifest entry
+    naming the file) or, without one, at the file itself."""
     try:
-        tf = read_text(path, display, sub.max_bytes)
+        tf = read_text(path, display, sub.max_bytes, sub.within, sub.within_name)
     except ReadError as err:
         sub.findings.append(Finding("IO001", f"cannot read {display}: {err}", named_at or _file_span(display)))
         return None
@@ -143,7 +147,11 @@ def _file_refs(node: YNode | None, data: dict, key: str) -> list[tuple[str, str 
 
 
 def _inside(root: str, rel: str) -> str | None:
-    """Absolute path of ``rel`` if it stays inside ``root`` (symlinks resolved), else None."""
+    """Absolute path of ``rel`` if it stays inside ``root`` (symlinks resolved), else None.
+    Raises ValueError for a name no file can have (a NUL byte, a lone surrogate)."""
+    os.fsencode(rel)
+    if "\x00" in rel:
+        raise ValueError("NUL byte")
     if os.path.isabs(rel):
         return None
     full = os.path.realpath(os.path.join(root, rel))
@@ -151,10 +159,19 @@ def _inside(root: str, rel: str) -> str | None:
     return full if full == real_root or full.startswith(real_root + os.sep) else None
 
 
-def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES) -> Submission:
-    """Load the submission in directory ``root``. Never raises for bad input."""
-    sub = Submission(root=root, display=display_path(root), max_bytes=max_bytes)
+def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | None = None) -> Submission:
+    """Load the submission in directory ``root``. Every file is read only if its real path stays
+    inside ``root`` (links inside it are followed, links out of it are not); ``tree`` (the linted
+    tree: the git working tree or the directory named on the command line): the submission
+    directory itself must really lie inside it. Never raises for bad input."""
+    sub = Submission(root=root, display=display_path(root), max_bytes=max_bytes, within=root,
+                     within_name=f"the submission directory {display_path(root)}")
     mdisplay = display_path(os.path.join(root, MANIFEST))
+    if tree is not None and not inside(os.path.realpath(root), os.path.realpath(tree)):
+        sub.findings.append(Finding("IO001", f"cannot read {mdisplay}: the submission directory {sub.display} is reached through a "
+                                             "symbolic link that leads outside the working tree; cfglint does not "
+                                             "follow links out of it", _file_span(mdisplay)))
+        return sub
     tf = _read(os.path.join(root, MANIFEST), mdisplay, sub)
     node = _yaml(tf, sub) if tf else None
     if tf is not None and node is None and not any(f.rule_id == "IO001" for f in sub.findings):
@@ -173,7 +190,12 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES) -> Submissio
     seen: set[str] = set()
     for key in ("launch", "configs"):
         for rel, role, span in _file_refs(node, data, key):
-            full = _inside(root, rel)
+            try:
+                full = _inside(root, rel)
+            except ValueError:
+                sub.findings.append(Finding("SUB002", f"files.{key}: '{printable(rel)}' is not a file name (it holds a NUL "
+                                                      "byte or an invalid character)", span))
+                continue
             if full is None:
                 sub.findings.append(Finding("SUB002", f"files.{key}: '{rel}' is outside the submission directory; name files relative to it", span))
                 continue
@@ -282,10 +304,13 @@ def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None
                                       written_by=tf.display))
 
 
-def load_loose_file(path: str, max_bytes: int = MAX_BYTES) -> Submission:
-    """A file outside any submission, linted on its own (no manifest)."""
+def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,
+                    within_name: str | None = None) -> Submission:
+    """A file outside any submission, linted on its own (no manifest); read only if its real
+    path stays inside ``within`` (the linted tree, or the submission directory it lies in)."""
     display = display_path(path)
-    sub = Submission(root=os.path.dirname(path), display=display, max_bytes=max_bytes)
+    sub = Submission(root=os.path.dirname(path), display=display, max_bytes=max_bytes, within=within,
+                     within_name=within_name)
     tf = _read(path, display, sub)
     if tf is not None:
         _load_file(tf, os.path.basename(path), None, False, sub)

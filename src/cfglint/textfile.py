@@ -7,16 +7,11 @@ raises anything else for bad input.
 from __future__ import annotations
 
 import codecs
-import os
-import stat
 from dataclasses import dataclass
 
+from .safeio import MAX_BYTES, ReadError, read_bytes
+
 NUL = b"\x00"
-MAX_BYTES = 10 * 1024 * 1024  # a launch file or engine YAML is a few KiB; 10 MiB is generous
-
-
-class ReadError(Exception):
-    """The file cannot be read as UTF-8 text; ``str(err)`` says why."""
 
 
 @dataclass(slots=True)
@@ -33,27 +28,16 @@ class TextFile:
         return self.text.split("\n")
 
 
-def read_text(path: str, display: str, max_bytes: int = MAX_BYTES) -> TextFile:
-    """Read ``path`` as UTF-8 (a UTF-8 BOM is dropped, CRLF becomes LF).
+def read_text(path: str, display: str, max_bytes: int = MAX_BYTES, within: str | None = None,
+              within_name: str | None = None) -> TextFile:
+    """Read ``path`` as UTF-8 (a UTF-8 BOM is dropped, CRLF becomes LF), through
+    :func:`cfglint.safeio.read_bytes`: its real path must stay inside ``within`` when given.
 
-    Raises ReadError for: a directory, a missing or unreadable file, a file over ``max_bytes``,
-    NUL bytes (binary), UTF-16/32 byte-order marks, invalid UTF-8.
+    Raises ReadError for: a link leading outside ``within``, a directory, a FIFO, socket or
+    device, a missing or unreadable file, a file over ``max_bytes``, NUL bytes (binary),
+    UTF-16/32 byte-order marks, invalid UTF-8.
     """
-    try:
-        st = os.stat(path)
-        if stat.S_ISDIR(st.st_mode):
-            raise ReadError("is a directory, expected a file")
-        if not stat.S_ISREG(st.st_mode):
-            raise ReadError("not a regular file (FIFO, socket or device); it is not read")
-        size = st.st_size
-        if size > max_bytes:
-            raise ReadError(f"file is {size} bytes, over the {max_bytes}-byte limit")
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except ReadError:
-        raise
-    except OSError as err:
-        raise ReadError(f"cannot read file: {err.strerror or err}") from None
+    data = read_bytes(path, max_bytes, within, within_name)
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
         raise ReadError("file is UTF-16/UTF-32 encoded; save it as UTF-8")
     if NUL in data:

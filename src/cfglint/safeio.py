@@ -1,0 +1,203 @@
+"""Every file cfglint reads or writes goes through here: no link out of the linted tree is
+followed, no FIFO or device is opened, every write is atomic.
+
+Reading (:func:`read_bytes`): the path's real location (symbolic links resolved) must stay
+inside ``within`` (a submission's directory, or the linted tree: the git working tree holding the
+path, else the directory named on the command line; see :func:`linted_root`); it must be a regular
+file (checked with ``stat`` before opening, so a FIFO never blocks and a device is never opened,
+and again with ``fstat`` on the open descriptor); it is opened with ``O_NOFOLLOW | O_NONBLOCK``
+and at most ``max_bytes`` + 1 bytes are read. A link that stays inside may be read.
+
+Writing (:func:`atomic_write`): the report (``-o``), a baseline (``--write-baseline``) and fixed
+files (``--fix``) are written to a temporary file in the target's directory, then renamed over
+the target (``os.replace``): a reader never sees half a file, and a symbolic link or hard link at
+the target is replaced, never written through. A target that is a symbolic link, a directory or
+not a regular file is refused, and so is a target inside a git working tree whose directory is
+reached through a link that leaves that tree.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import tempfile
+
+MAX_BYTES = 10 * 1024 * 1024  # a launch file, engine YAML or knowledge file is a few KiB
+
+
+class ReadError(Exception):
+    """The file is not read; ``str(err)`` says why in words fit for an IO001 finding or a
+    one-line command-line error."""
+
+
+def _real(path: str) -> str:
+    """``os.path.realpath`` that raises ReadError (not ValueError) for a NUL byte or a lone
+    surrogate in the path."""
+    try:
+        os.fsencode(path)
+        if "\x00" in path:
+            raise ValueError("NUL")
+        return os.path.realpath(path)
+    except ValueError:
+        raise ReadError("the path contains a NUL byte or an invalid character") from None
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether real path ``path`` is ``root`` or below it (both already resolved)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def git_top(path: str) -> str | None:
+    """The top directory of the git working tree holding ``path`` (found by its ``.git`` entry,
+    walking up the path's names without resolving links), or None outside one."""
+    try:
+        d = os.path.abspath(path)
+    except ValueError:
+        return None
+    if not os.path.isdir(d):
+        d = os.path.dirname(d)
+    while True:
+        if os.path.lexists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def linted_root(path: str, fallback: str | None = None) -> str:
+    """The tree a path named on the command line may read in: the git working tree holding it,
+    else ``fallback`` (the submission it belongs to) or, without one, the path itself when it is a
+    directory or its directory when it is a file."""
+    top = git_top(path)
+    if top is not None:
+        return top
+    if fallback is not None:
+        return fallback
+    a = os.path.abspath(path)
+    return a if os.path.isdir(a) else os.path.dirname(a)
+
+
+def read_bytes(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,
+               within_name: str | None = None) -> bytes:
+    """The bytes of regular file ``path`` (at most ``max_bytes``).
+
+    ``within``: a directory the file's real path must stay inside (``within_name`` is how
+    messages name it). Raises ReadError: a link leading outside ``within``, a directory, a FIFO,
+    socket or device, a file over ``max_bytes``, a missing or unreadable file, a NUL byte in the
+    path. Never blocks on a FIFO and never opens a device."""
+    real = _real(path)
+    if within is not None:
+        root = _real(within)
+        if not inside(real, root):
+            where = within_name or "the linted tree"
+            how = "is a symbolic link" if os.path.islink(path) else "is reached through a symbolic link"
+            raise ReadError(f"it {how} that leads outside {where}; cfglint does not follow links out "
+                            f"of the submission or the working tree")
+    try:
+        st = os.stat(real)
+        _check_regular(st.st_mode, max_bytes, st.st_size)
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | \
+            getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+        fd = os.open(real, flags)
+        try:
+            st = os.fstat(fd)
+            _check_regular(st.st_mode, max_bytes, st.st_size)
+            chunks, size = [], 0
+            while size <= max_bytes:
+                chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise ReadError("it is a symbolic link loop, or changed into a link while being read") from None
+        raise ReadError(f"cannot read file: {err.strerror or err}") from None
+    data = b"".join(chunks)
+    if len(data) > max_bytes:
+        raise ReadError(f"file grew over the {max_bytes}-byte limit while being read")
+    return data
+
+
+def _check_regular(mode: int, max_bytes: int, size: int) -> None:
+    if stat.S_ISDIR(mode):
+        raise ReadError("is a directory, expected a file")
+    if not stat.S_ISREG(mode):
+        raise ReadError("not a regular file (FIFO, socket or device); it is not read")
+    if size > max_bytes:
+        raise ReadError(f"file is {size} bytes, over the {max_bytes}-byte limit")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse(path: str, code: int, why: str) -> OSError:
+    return OSError(code, why, path)
+
+
+def atomic_write(path: str, data: str | bytes, make_parents: bool = False) -> None:
+    """Replace (or create) regular file ``path`` with ``data`` atomically: a temporary file in
+    the same directory, flushed, given the old file's permission bits (a new file: 0666 less the
+    umask), then ``os.replace``. Text is written as UTF-8 (a lone surrogate, which UTF-8 cannot
+    hold, becomes U+FFFD). ``make_parents``: create missing directories first.
+
+    Raises OSError (``strerror`` a one-line reason): ``path`` is a symbolic link, a directory or
+    not a regular file; its directory is reached through a link leaving the git working tree
+    that holds it; or the write fails. The temporary file never outlives a failure."""
+    if isinstance(data, str):
+        data = _SURROGATE.sub("\ufffd", data).encode("utf-8")
+    try:
+        os.fsencode(path)
+    except ValueError:
+        raise _refuse(path, errno.EINVAL, "the path contains an invalid character") from None
+    if "\x00" in path:
+        raise _refuse(path, errno.EINVAL, "the path contains a NUL byte")
+    target = os.path.abspath(path)
+    parent = os.path.dirname(target)
+    top = git_top(parent)
+    if top is not None:
+        existing = parent
+        while not os.path.lexists(existing):
+            existing = os.path.dirname(existing)
+        if not inside(os.path.realpath(existing), os.path.realpath(top)):
+            raise _refuse(path, errno.ELOOP, "its directory is reached through a symbolic link that leaves "
+                                              "the working tree; cfglint does not write through links")
+    if make_parents:
+        os.makedirs(parent, exist_ok=True)
+    mode = None
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        pass
+    else:
+        if stat.S_ISLNK(st.st_mode):
+            raise _refuse(path, errno.ELOOP, "is a symbolic link; cfglint does not write through links "
+                                              "(write to the file itself, or remove the link)")
+        if stat.S_ISDIR(st.st_mode):
+            raise _refuse(path, errno.EISDIR, "is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise _refuse(path, errno.EINVAL, "is not a regular file (FIFO, socket or device)")
+        mode = stat.S_IMODE(st.st_mode)
+    if mode is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
