@@ -53,6 +53,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     from . import report
     from .checks import all_rules
     from .config import ConfigError, check_selectors, find_config, load_config
+    from .discover import printable
     from .knowledge import KnowledgeError, knowledge
     from .lint import lint_paths
     from .model import level_rank
@@ -87,7 +88,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges)
     if result.missing:
         for m in result.missing:
-            click.echo(f"cfglint: error: no such file or directory: {m}", err=True)
+            click.echo(f"cfglint: error: no such file or directory: {printable(m)}", err=True)
         sys.exit(2)
     result.findings = cfg.apply(result.findings)
     if fix:

@@ -133,7 +133,10 @@ def printable(path: str) -> str:
     """A path as text: bytes that are not UTF-8 (surrogate-escaped by the OS layer) become U+FFFD;
     control characters (a newline, ESC of a terminal colour sequence) are written as escapes
     (``\\n``, ``\\x1b``), so a file name cannot split a report line or drive the terminal."""
-    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    try:
+        text = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a lone surrogate no file name can hold (from a YAML "\uD800" escape)
+        text = re.sub("[\ud800-\udfff]", "\ufffd", path)
     return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
 
 

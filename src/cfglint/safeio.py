@@ -3,7 +3,8 @@ followed, no FIFO or device is opened, every write is atomic.
 
 Reading (:func:`read_bytes`): the path's real location (symbolic links resolved) must stay
 inside ``within`` (a submission's directory, or the linted tree: the git working tree holding the
-path, else the directory named on the command line; see :func:`linted_root`); it must be a regular
+path, else the working directory or the directory named on the command line; see
+:func:`linted_root`); it must be a regular
 file (checked with ``stat`` before opening, so a FIFO never blocks and a device is never opened,
 and again with ``fstat`` on the open descriptor); it is opened with ``O_NOFOLLOW | O_NONBLOCK``
 and at most ``max_bytes`` + 1 bytes are read. A link that stays inside may be read.
@@ -68,15 +69,19 @@ def git_top(path: str) -> str | None:
 
 
 def linted_root(path: str, fallback: str | None = None) -> str:
-    """The tree a path named on the command line may read in: the git working tree holding it,
-    else ``fallback`` (the submission it belongs to) or, without one, the path itself when it is a
-    directory or its directory when it is a file."""
+    """The tree a path named on the command line may read in: the git working tree holding it;
+    outside one, the working directory when the path lies in it (by name), else ``fallback`` (the
+    submission the path belongs to) or, without one, the path itself when it is a directory or
+    its directory when it is a file."""
     top = git_top(path)
     if top is not None:
         return top
+    a = os.path.abspath(path)
+    cwd = os.getcwd()
+    if inside(a, cwd):
+        return cwd
     if fallback is not None:
         return fallback
-    a = os.path.abspath(path)
     return a if os.path.isdir(a) else os.path.dirname(a)
 
 

@@ -164,7 +164,7 @@ def parse_yaml(text: str, path: str) -> YNode | None:
         problem = err.problem or err.context or "syntax error"
         raise YamlError(f"YAML syntax error: {problem}", span) from None
     except yaml.YAMLError as err:
-        raise YamlError(f"YAML error: {err}") from None
+        raise YamlError(f"YAML error: {' '.join(str(err).split())}") from None  # one line
     except RecursionError:
         raise YamlError("YAML nesting is too deep to parse") from None
     if not docs:
