@@ -348,6 +348,37 @@ def test_alias_bomb_and_huge_knowledge_files(tmp_path):
     assert code == 2 and "over the 10485760-byte limit" in one_line_error(out)
 
 
+@pytest.mark.parametrize("text, why", [
+    ("accelerators: {B300: &a {vendor: NVIDIA, aliases: [*a]}}", "accelerators: B300: a YAML alias refers to the node that holds it"),
+    ("accelerators: &a {B300: *a}", "accelerators: B300: a YAML alias refers"),
+    ("parsers: &p {sglang: {reasoning: *p}}", "a YAML alias refers"),
+    ("accelerators: {B300: {vendor: NVIDIA, per_node: [8]}}", "accelerators: B300: per_node must be an integer"),
+    ("models: [{id: moonshotai/Kimi-K3, family: [kimi]}]", "models: moonshotai/Kimi-K3: family must be a string"),
+    ("parsers: {sglang: {reasoning: {kimi_k3: [1]}}}", "parsers: sglang: reasoning: kimi_k3: the entry must be a mapping"),
+    ("models: [{id: a/b, quantization: {method: [fp8]}}]", "models: a/b: quantization.method must be a string"),
+])
+def test_knowledge_entries_of_the_wrong_type_or_recursive_are_one_line(tmp_path, text, why):
+    """A knowledge entry whose field has another type than the bundled entries' (or refers to
+    itself through an alias) was an internal error on every submission, or a wrong message."""
+    (tmp_path / "k.yaml").write_text(text + "\n")
+    code, out = cli(str(EXAMPLES / KIMI_B300), "--knowledge", str(tmp_path / "k.yaml"))
+    assert code == 2 and why in one_line_error(out)
+
+
+def test_the_bundled_entries_pass_as_a_user_knowledge_file(tmp_path):
+    """The type check is learnt from the bundled data: the bundled entries themselves pass."""
+    import yaml
+
+    from cfglint.knowledge import _user_file, data_dir
+
+    rules = data_dir("rules")
+    data = {"accelerators": yaml.safe_load((rules / "accelerators.yaml").read_text())["accelerators"],
+            "models": yaml.safe_load((rules / "models.yaml").read_text())["models"],
+            "paths": {"host_prefixes": yaml.safe_load((rules / "paths.yaml").read_text())["host_prefixes"]}}
+    (tmp_path / "k.yaml").write_text(yaml.safe_dump(data))
+    assert _user_file(str(tmp_path / "k.yaml")) == data
+
+
 def test_paths_that_do_not_exist_and_directories_as_files(tmp_path):
     code, out = cli(str(tmp_path / "nope"))
     assert code == 2 and "no such file or directory" in out and "Traceback" not in out

@@ -71,7 +71,7 @@ def _user_file(path: str) -> dict:
         raise KnowledgeError(f"cannot read knowledge file {shown}: {problem}{where}") from None
     if not isinstance(data, dict) or set(data) - {"accelerators", "models", "parsers", "paths"}:
         raise KnowledgeError(f"{path}: a knowledge file is a mapping with any of accelerators, models, parsers, paths")
-    problem = _shape_problem(data)
+    problem = _shape_problem(data) or _type_problem(data)
     if problem:
         raise KnowledgeError(f"{path}: {problem} (see the bundled rules/*.yaml for the shape)")
     return data
@@ -109,6 +109,91 @@ def _shape_problem(data: dict) -> str | None:
     prefixes = paths.get("host_prefixes", []) if isinstance(paths, dict) else None
     if not isinstance(prefixes, list) or not all(isinstance(p, dict) and isinstance(p.get("prefix"), str) for p in prefixes):
         return "paths.host_prefixes must be a list of {prefix, why}"
+    return None
+
+
+MAX_KNOWLEDGE_DEPTH = 32  # the bundled entries nest 4 deep
+
+
+def _kind(value: Any) -> str:
+    return {bool: "bool", int: "int", float: "float", str: "str", list: "list", dict: "dict"}.get(type(value), "other")
+
+
+def _walk_kinds(value: Any, path: str, out: dict[str, set[str]], stack: tuple = ()) -> str | None:
+    """Record ``path -> kinds`` of every value below ``value`` into ``out``; returns a problem
+    for a structure that refers to itself (a YAML alias inside its own anchor) or nests too deep."""
+    if value is None:
+        return None
+    out.setdefault(path, set()).add(_kind(value))
+    if isinstance(value, (dict, list)):
+        if any(value is s for s in stack):
+            return f"{path}: a YAML alias refers to the node that holds it"
+        if len(stack) >= MAX_KNOWLEDGE_DEPTH:
+            return f"{path}: nested more than {MAX_KNOWLEDGE_DEPTH} levels deep"
+        items = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+        for key, item in items:
+            sub = f"{path}[]" if key is None else f"{path}.{key}"
+            problem = _walk_kinds(item, sub, out, stack + (value,))
+            if problem:
+                return problem
+    return None
+
+
+def _entries(data: dict) -> list[tuple[str, str, Any]]:
+    """(kind of entry, its name for messages, entry) of a knowledge file's sections."""
+    out = [("accelerator", f"accelerators: {name}", e) for name, e in (data.get("accelerators") or {}).items()]
+    out += [("model", f"models: {m.get('id')}", m) for m in (data.get("models") or [])]
+    for engine, kinds in (data.get("parsers") or {}).items():
+        for kind, names in (kinds or {}).items():
+            if kind in ("reasoning", "tool_call"):
+                out += [("parser", f"parsers: {engine}: {kind}: {name}", e) for name, e in (names or {}).items()]
+    out += [("host_prefix", f"paths: host_prefixes[{i}]", p)
+            for i, p in enumerate(((data.get("paths") or {}).get("host_prefixes") or []))]
+    return out
+
+
+@lru_cache(maxsize=1)
+def _bundled_kinds() -> dict[str, set[str]]:
+    """The kinds of value (str, int, list, ...) each field of the bundled entries holds: the
+    types a user knowledge file's entries must use for the same fields."""
+    models = list((_load("models.yaml") or {}).get("models") or [])
+    for name in ("model_configs.yaml", "model_configs_extra.yaml"):
+        models += [e for e in ((_load(name) or {}).get("models") or {}).values() if isinstance(e, dict)]
+    data = {"accelerators": (_load("accelerators.yaml") or {}).get("accelerators") or {}, "models": models,
+            "parsers": {e: {k: v for k, v in kinds.items() if k in ("reasoning", "tool_call")}
+                        for e, kinds in ((_load("parsers.yaml") or {}).get("parsers") or {}).items()},
+            "paths": {"host_prefixes": (_load("paths.yaml") or {}).get("host_prefixes") or []}}
+    out: dict[str, set[str]] = {}
+    for kind, _, entry in _entries(data):
+        _walk_kinds(entry, kind, out)
+    return out
+
+
+_KIND_WORDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
+               "list": "a list", "dict": "a mapping"}
+
+
+def _type_problem(data: dict) -> str | None:
+    """What in a user knowledge file's entries has another type than the same field of the
+    bundled entries (``aliases`` a list of strings, ``per_node`` an integer, ...), refers to
+    itself through a YAML alias, or nests too deep; None when nothing. Null is always allowed,
+    an integer where the bundled data has numbers; fields the bundled data lacks are not
+    checked."""
+    known = _bundled_kinds()
+    for kind, name, entry in _entries(data):
+        seen: dict[str, set[str]] = {}
+        problem = _walk_kinds(entry, kind, seen)
+        if problem:
+            return f"{name}: {problem.split(': ', 1)[1]}"
+        for path, kinds in seen.items():
+            allowed = known.get(path)
+            if allowed is None:
+                continue
+            bad = kinds - allowed - ({"int"} if "float" in allowed else set())
+            if bad:
+                field = path.split(".", 1)[1] if "." in path else "the entry"
+                want = " or ".join(_KIND_WORDS.get(k, k) for k in sorted(allowed))
+                return f"{name}: {field} must be {want}"
     return None
 
 
