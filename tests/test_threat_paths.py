@@ -183,6 +183,17 @@ def test_issue10_kind5_output_and_baseline_do_not_overwrite_the_target_of_a_comm
     assert sorted(p.name for p in outside.iterdir()) == ["run.sh", "submission.yaml", "victim.txt"]
 
 
+@pytest.mark.parametrize("name", [".cfglint.yaml", "pyproject.toml"])
+def test_configuration_linked_out_of_the_working_tree_is_not_read(tmp_path, name):
+    """Kind 5: a contributor's configuration link out of the tree is refused, not read."""
+    repo, outside = repo_with_outside(tmp_path)
+    (outside / name).write_text(f"[tool.cfglint]\n{SENTINEL} = 1\n" if name.endswith("toml") else f"{SENTINEL}: 1\n")
+    os.symlink(outside / name, repo / name)
+    code, out = cli("submissions", cwd=repo)
+    assert code == 2 and "symbolic link that leads outside the working tree" in one_line_error(out)
+    assert SENTINEL not in out
+
+
 def test_output_to_a_device_or_fifo_is_refused(tmp_path):
     os.mkfifo(tmp_path / "pipe")
     for target in (str(tmp_path / "pipe"), os.devnull):

@@ -193,11 +193,15 @@ def write_docs(directory: str) -> None:
     from .checks import all_rules
     from .ruledocs import index, render
 
+    from .safeio import atomic_write
+
     rules = all_rules()
     os.makedirs(directory, exist_ok=True)
-    for r in rules.values():
-        with open(os.path.join(directory, f"{r.id}.md"), "w", encoding="utf-8") as fh:
-            fh.write(render(r))
-    with open(os.path.join(directory, "README.md"), "w", encoding="utf-8") as fh:
-        fh.write(index(rules))
+    try:  # atomically, never through a symbolic link (safeio)
+        for r in rules.values():
+            atomic_write(os.path.join(directory, f"{r.id}.md"), render(r))
+        atomic_write(os.path.join(directory, "README.md"), index(rules))
+    except OSError as err:
+        click.echo(f"cfglint: error: cannot write {err.filename}: {err.strerror}", err=True)
+        sys.exit(2)
     click.echo(f"cfglint: wrote {len(rules)} rule pages to {directory}", err=True)

@@ -78,20 +78,33 @@ def check_selectors(values: list[str], where: str, known: list[str]) -> None:
 
 
 def find_config(paths: list[str]) -> str | None:
-    """The nearest configuration file above the common directory of ``paths`` (or cwd)."""
+    """The nearest configuration file above the common directory of ``paths`` (or cwd). Raises
+    ConfigError for one that is a symbolic link leading outside its git working tree (or, outside
+    one, its directory): a contributor's link is never followed out (cfglint.safeio)."""
     dirs = [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths] or [os.getcwd()]
     d = os.path.commonpath(dirs)
     while True:
         candidate = os.path.join(d, ".cfglint.yaml")
         if os.path.isfile(candidate):
-            return candidate
+            return _not_linked_out(candidate)
         pyproject = os.path.join(d, "pyproject.toml")
-        if os.path.isfile(pyproject) and _has_tool_section(pyproject):
+        if os.path.isfile(pyproject) and _not_linked_out(pyproject) and _has_tool_section(pyproject):
             return pyproject
         parent = os.path.dirname(d)
         if parent == d:
             return None
         d = parent
+
+
+def _not_linked_out(path: str) -> str:
+    """``path``, unless its real path leaves its git working tree (or its directory): ConfigError."""
+    from .safeio import git_top, inside
+
+    top = git_top(path) or os.path.dirname(path)
+    if not inside(os.path.realpath(path), os.path.realpath(top)):
+        raise ConfigError(f"{path}:1:1: is a symbolic link that leads outside the working tree; cfglint does "
+                          "not follow links out of it (make it a file, or pass --config)")
+    return path
 
 
 def _has_tool_section(path: str) -> bool:
