@@ -479,3 +479,22 @@ def test_property_nothing_outside_the_root_is_read_or_written(layout, git, name_
             assert out.strip().splitlines()[-1].startswith(f"cfglint: error: cannot write {name}: is a symbolic link")
         after = {p: snapshot(p) for p in outside.rglob("*") if p.is_file()}
         assert after == before
+
+
+def test_every_file_is_opened_through_safeio():
+    """One choke point: outside cfglint/safeio.py, cfglint's code opens only its own bundled data
+    (``data_dir(...)``, ``_load``) and the pipe of its shell parser."""
+    import re
+
+    src = Path(__file__).resolve().parents[1] / "src" / "cfglint"
+    raw = re.compile(r"(?<![\w.])open\(|os\.open\(|\.read_text\(|\.read_bytes\(|\.write_text\(|\.write_bytes\(")
+    offenders = []
+    for path in sorted(src.rglob("*.py")):
+        if path.name == "safeio.py":
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            bundled = "data_dir(" in line or (path.name == "knowledge.py" and line.strip() == 'with open(path, encoding="utf-8") as fh:')
+            if raw.search(line) and not bundled:
+                offenders.append(f"{path.relative_to(src)}:{n}: {line.strip()}")
+    assert offenders == []
+    assert raw.search('        with open(path, "w", encoding="utf-8", newline="") as fh:')  # what fix.py did
