@@ -31,11 +31,12 @@ KIMI = "artificial-analysis/kimi-k3/gb300-sglang-tp8-nnodes2-dspark7"
 BOM = codecs.BOM_UTF8
 
 
-def _fix(d: Path) -> tuple[int, str]:
-    """Run ``cfglint check D --fix`` in process: (exit code, everything it printed)."""
+def _fix(d: Path) -> tuple[int, str, list[dict]]:
+    """Run ``cfglint check D --fix -f json`` in process: (exit code, everything it printed, the
+    findings it reports after fixing)."""
     result = CliRunner().invoke(main, ["check", str(d), "--fix", "--no-config", "-f", "json"])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result.exit_code, result.output + (result.stderr if result.stderr_bytes is not None else "")
+    return result.exit_code, result.output, json.loads(result.stdout)["findings"]
 
 
 def _edit(path: Path, edit) -> bytes:
@@ -55,7 +56,7 @@ def test_issue_example_two_fixes_on_one_line(tmp_path):
     before = _edit(d / "run.sh", lambda b: b.replace(b"sglang serve", b"cp /home/10.0.0.1/x .\nsglang serve", 1))
     found = [(f[0], f[2], f[3]) for f in lint(d) if f[0] in ("RED001", "RED003")]
     assert found == [("RED001", 2, 4), ("RED003", 2, 10)]
-    code, out = _fix(d)
+    code, out, _ = _fix(d)
     assert "fixed 2 finding(s)" in out and code == 0
     assert (d / "run.sh").read_bytes() == before.replace(b"cp /home/10.0.0.1/x .", b"cp <host-path> .")
     assert [f for f in lint(d) if f[0].startswith("RED")] == []
@@ -67,7 +68,7 @@ def test_issue_example_bom_does_not_shift_the_fix(tmp_path):
     d = copy_submission(KIMI, tmp_path)
     before = _edit(d / "run.sh", lambda b: BOM + b"cd /home/alice/work\n" + b)
     assert only(lint(d), "RED001") == [("RED001", "run.sh", 1, 4, only(lint(d), "RED001")[0][4])]
-    code, out = _fix(d)
+    code, out, _ = _fix(d)
     assert "fixed 1 finding(s)" in out and code == 0
     assert (d / "run.sh").read_bytes() == BOM + b"cd <host-path>\n" + before[len(BOM) + len(b"cd /home/alice/work\n"):]
 
@@ -79,7 +80,7 @@ def test_issue_example_lone_cr_between_lines(tmp_path):
     d = copy_submission(KIMI, tmp_path)
     before = _edit(d / "run.sh", lambda b: b.replace(b"sglang serve", b"export A=1\rcp /home/alice/x .\nsglang serve", 1))
     assert [f[2:4] for f in only(lint(d), "RED001")] == [(3, 4)]
-    code, out = _fix(d)
+    code, out, _ = _fix(d)
     assert "fixed 1 finding(s)" in out and code == 0
     assert (d / "run.sh").read_bytes() == before.replace(b"\rcp /home/alice/x .\n", b"\rcp <host-path> .\n")
     assert only(lint(d), "RED001") == []
@@ -91,7 +92,7 @@ def test_issue_example_cr_only_file(tmp_path):
     d = copy_submission(KIMI, tmp_path)
     before = _edit(d / "run.sh", lambda b: b.replace(b"/models/Kimi-K3 ", b"/home/alice/Kimi-K3 ", 1).replace(b"\n", b"\r"))
     assert [f[2:4] for f in only(lint(d), "RED001")] == [(5, 16)]
-    code, out = _fix(d)
+    code, out, _ = _fix(d)
     assert "Traceback" not in out and "fixed 1 finding(s)" in out and code == 0
     assert (d / "run.sh").read_bytes() == before.replace(b"/home/alice/Kimi-K3 ", b"<host-path> ")
 
@@ -181,7 +182,7 @@ def test_a_file_changed_since_it_was_read_is_not_written(tmp_path):
 def test_a_span_outside_its_line_is_not_applied(tmp_path):
     """A span past the end of its line (or on no line) is a rule's bug: noted, never written."""
     d = copy_submission(KIMI, tmp_path)
-    before = (d / "run.sh").read_bytes()
+    before = _edit(d / "run.sh", lambda b: b.replace(b"/models/Kimi-K3 ", b"/home/alice/Kimi-K3 ", 1))
     files, _ = _findings_at(d, "RED001")
     display = next(p for p in files if p.endswith("run.sh"))
     bad = [Finding("RED001", "t", Span(display, 2, 10, 2, 40), fix="x"),
@@ -211,33 +212,17 @@ def _byte_span(data: bytes, line: int, col: int, end_col: int) -> tuple[int, int
     return at + len(text[:col - 1].encode()), at + len(text[:end_col - 1].encode())
 
 
-@settings(max_examples=N, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(ending=st.sampled_from(sorted(ENDINGS)), bom=st.booleans(),
-       inserts=st.lists(st.tuples(st.floats(0, 1), st.sampled_from(FRAGMENTS)), min_size=1, max_size=8))
-def test_fix_changes_only_the_fixed_spans(tmp_path_factory, ending, bom, inserts):
-    tmp = tmp_path_factory.mktemp("fix")
-    d = tmp / "s"
-    shutil.copytree(EXAMPLES / KIMI, d)
-    text = ENDINGS[ending]((d / "run.sh").read_text(encoding="utf-8"))
-    for where, fragment in inserts:
-        at = int(where * len(text))
-        text = text[:at] + fragment + text[at:]
-    before = (BOM if bom else b"") + text.encode("utf-8")
-    (d / "run.sh").write_bytes(before)
-    manifest = (d / "submission.yaml").read_bytes()
+TARGETS = [(KIMI, "run.sh"),   # a launch script
+           ("nvidia/kimi-k3/gb300-dynamo-sglang-tp8-ep8-dspark7-replayssm-1p1d-mooncake-hicache-r1-v1",
+            "decode.args"),   # worker argument files that publish two host paths (fixed too)
+           ("recipes/vllm-gpt-oss-120b-b200-tp1-config", "GPT-OSS_Blackwell.yaml")]   # an engine YAML
 
-    # the spans the fixes may replace, from the findings, before anything is applied
-    found = [f for f in lint_paths([str(d)]).findings if f.fix is not None and not f.suppressed]
-    assert all(f.span.path.endswith("run.sh") and f.span.line == f.span.end_line for f in found)
-    spans = sorted((*_byte_span(before, f.span.line, f.span.col, f.span.end_col), f.fix) for f in found)
 
-    code, out = _fix(d)
-    assert code in (0, 1) and "Traceback" not in out
-    after = (d / "run.sh").read_bytes()
-    assert (d / "submission.yaml").read_bytes() == manifest
-
-    # every byte outside the (overlapping spans joined) fixed regions is unchanged; each region is
-    # its old bytes (not fixed, with a note) or one of its fixes' replacements
+def _regions(data: bytes, found: list[Finding], name: str) -> list[list]:
+    """The byte regions of ``name`` that fixes may replace (overlapping spans joined), each with
+    the replacements its fixes offer."""
+    spans = sorted((*_byte_span(data, f.span.line, f.span.col, f.span.end_col), f.fix)
+                   for f in found if Path(f.span.path).name == name)
     regions: list[list] = []
     for start, end, fix in spans:
         if regions and start < regions[-1][1]:
@@ -245,25 +230,56 @@ def test_fix_changes_only_the_fixed_spans(tmp_path_factory, ending, bom, inserts
             regions[-1][2].add(fix)
         else:
             regions.append([start, end, {fix}])
-    pattern, at = b"", 0
-    for start, end, fixes in regions:
-        options = [re.escape(before[start:end])] + [re.escape(f.encode()) for f in sorted(fixes)]
-        pattern += re.escape(before[at:start]) + b"(" + b"|".join(options) + b")"
-        at = end
-    match = re.fullmatch(pattern + re.escape(before[at:]), after, re.S)
-    assert match is not None
-    unchanged = [i for i, (start, end, _) in enumerate(regions) if match.group(i + 1) == before[start:end]]
-    assert len(unchanged) <= out.count("not fixed")
+    return regions
 
-    # re-linting finds nothing left to fix where a fix was made, and --fix again changes nothing
-    left = [f for f in lint_paths([str(d)]).findings if f.fix is not None and not f.suppressed]
-    inserted = []
-    for i in range(len(regions)):
-        if i not in unchanged:
-            inserted.append((match.start(i + 1), match.end(i + 1)))
-    for f in left:
-        s, e = _byte_span(after, f.span.line, f.span.col, f.span.end_col)
-        assert not any(s < ie and is_ < e for is_, ie in inserted), f.rule_id
-    assert len(left) <= out.count("not fixed")
+
+@settings(max_examples=N, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(target=st.sampled_from(TARGETS), ending=st.sampled_from(sorted(ENDINGS)), bom=st.booleans(),
+       inserts=st.lists(st.tuples(st.floats(0, 1), st.sampled_from(FRAGMENTS)), min_size=1, max_size=8))
+def test_fix_changes_only_the_fixed_spans(tmp_path_factory, target, ending, bom, inserts):
+    """After --fix, every byte outside the spans the findings' fixes name is unchanged, each such
+    span is its fix's replacement (or, with a note, unchanged), re-linting finds nothing to fix
+    on a replaced span, a second --fix changes nothing, and nothing shows a traceback."""
+    rel, name = target
+    d = tmp_path_factory.mktemp("fix") / "s"
+    shutil.copytree(EXAMPLES / rel, d)
+    text = ENDINGS[ending]((d / name).read_text(encoding="utf-8"))
+    for where, fragment in inserts:
+        at = int(where * len(text))
+        text = text[:at] + fragment + text[at:]
+    (d / name).write_bytes((BOM if bom else b"") + text.encode("utf-8"))
+    before = {p.name: p.read_bytes() for p in d.iterdir()}
+
+    # the spans the fixes may replace, from the findings, before anything is applied
+    found = [f for f in lint_paths([str(d)]).findings if f.fix is not None and not f.suppressed]
+    assert all(f.span.line == f.span.end_line for f in found)
+    code, out, reported = _fix(d)
+    assert code in (0, 1) and "Traceback" not in out
+    after = {p.name: p.read_bytes() for p in d.iterdir()}
+    assert sorted(after) == sorted(before)
+
+    # what --fix reports is the files linted again after fixing
+    left = [f for f in reported if f["fix"] is not None and not f["suppressed"]]
+    kept = 0
+    for file, old in before.items():
+        # each region is its old bytes or one of its fixes' replacements; every other byte is the same
+        regions = _regions(old, found, file)
+        pattern, at = b"", 0
+        for start, end, fixes in regions:
+            options = [re.escape(old[start:end])] + [re.escape(f.encode()) for f in sorted(fixes)]
+            pattern += re.escape(old[at:start]) + b"(" + b"|".join(options) + b")"
+            at = end
+        match = re.fullmatch(pattern + re.escape(old[at:]), after[file], re.S)
+        assert match is not None, file
+        replaced = [(match.start(i + 1), match.end(i + 1)) for i, (start, end, _) in enumerate(regions)
+                    if match.group(i + 1) != old[start:end]]
+        kept += len(regions) - len(replaced)
+        # re-linting finds nothing left to fix on a replaced span
+        for f in left:
+            if Path(f["path"]).name == file:
+                s, e = _byte_span(after[file], f["line"], f["column"], f["end_column"])
+                assert not any(s < re_ and rs < e for rs, re_ in replaced), f["rule"]
+    # a fix not applied, and a finding still to fix, each come with a note
+    assert kept <= out.count("not fixed") and len(left) <= out.count("not fixed")
     _fix(d)
-    assert (d / "run.sh").read_bytes() == after
+    assert {p.name: p.read_bytes() for p in d.iterdir()} == after
