@@ -79,12 +79,14 @@ def _plan(fs: list[Finding], tf: TextFile, notes: list[str]) -> list[Edit]:
             continue
         edits.append(Edit(at[0], at[1], f.fix or "", [f]))
     edits.sort(key=lambda e: (e.start, -e.end))
-    groups: list[list[Edit]] = []
+    groups: list[list[Edit]] = []   # runs of edits that overlap one another
+    reach = -1                       # the end of the last run
     for e in edits:
-        if groups and e.start < max(g.end for g in groups[-1]):
+        if e.start < reach:
             groups[-1].append(e)
         else:
             groups.append([e])
+        reach = max(reach, e.end)
     out = []
     for group in groups:
         start, end = group[0].start, max(e.end for e in group)
@@ -107,8 +109,8 @@ def _plan(fs: list[Finding], tf: TextFile, notes: list[str]) -> list[Edit]:
 def apply_fixes(findings: list[Finding], files: dict[str, TextFile]) -> FixReport:
     """Apply the fixes of active (not suppressed) findings to the files they are in. ``files``
     maps a display path to the file as the lint read it (:attr:`LintResult.files`). A file is
-    written only when its bytes on disk are still the bytes the lint read. Raises OSError when a
-    file cannot be read back or written."""
+    written only when its bytes on disk are still the bytes the lint read (a file gone or
+    unreadable since counts as changed). Raises OSError when a file cannot be written."""
     per_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         if f.fix is not None and not f.suppressed and f.span.path in files:
@@ -119,8 +121,11 @@ def apply_fixes(findings: list[Finding], files: dict[str, TextFile]) -> FixRepor
         edits = _plan(fs, tf, report.notes)
         if not edits:
             continue
-        with open(tf.path, "rb") as fh:
-            current = fh.read(len(tf.data) + 1)
+        try:
+            with open(tf.path, "rb") as fh:
+                current = fh.read(len(tf.data) + 1)
+        except OSError:
+            current = None   # gone or unreadable since: changed
         if current != tf.data:
             report.notes += [_note(f, "the file changed since cfglint read it") for e in edits for f in e.findings]
             continue
