@@ -191,6 +191,30 @@ def test_a_span_outside_its_line_is_not_applied(tmp_path):
     assert done.fixed == 0 and len(done.notes) == 2 and (d / "run.sh").read_bytes() == before
 
 
+def test_fix_cost_is_linear_in_the_fixes_on_one_line(tmp_path):
+    """Many fixes on one long non-ASCII line: 10x the fixes costs about 10x the time (each span's
+    byte offset goes on from the previous one, instead of encoding the line up to it again)."""
+    import time
+
+    from cfglint.textfile import read_text
+
+    def run(k: int) -> float:
+        path = tmp_path / f"run{k}.sh"
+        path.write_text("echo é " + " ".join(f"/home/u{i}/x" for i in range(k)) + "\n", encoding="utf-8")
+        tf = read_text(str(path), "run.sh")
+        found = [Finding("RED001", "p", Span("run.sh", 1, m.start() + 1, 1, m.end() + 1), fix="<host-path>")
+                 for m in re.finditer(r"/home/\S+", tf.text)]
+        t = time.perf_counter()
+        done = apply_fixes(found, {"run.sh": tf})
+        spent = time.perf_counter() - t
+        assert done.fixed == k and path.read_text(encoding="utf-8").count("<host-path>") == k
+        return spent
+
+    small = min(run(1_000) for _ in range(3))
+    large = min(run(10_000) for _ in range(3))
+    assert large <= 12 * small + 0.05, (small, large)
+
+
 # -- property: only the fixed spans change --------------------------------------------------------
 
 FRAGMENTS = [" /home/alice/x ", " 10.0.0.1 ", "/home/10.0.0.1/x", " --host 192.168.1.7 ", "\r", "\r\n", "\n",

@@ -65,7 +65,7 @@ def _plan(fs: list[Finding], tf: TextFile, notes: list[str]) -> list[Edit]:
     none overlapping another."""
     where = ByteMap(tf)
     edits: list[Edit] = []
-    for f in fs:
+    for f in sorted(fs, key=lambda f: (f.span.line, f.span.col)):
         s = f.span
         if s.line != s.end_line:
             notes.append(_note(f, "the span runs over several lines"))
@@ -101,8 +101,10 @@ def _plan(fs: list[Finding], tf: TextFile, notes: list[str]) -> list[Edit]:
                                    "bracket or quote in two") for f in found]
             continue
         for f in found:
-            others = ", ".join(sorted({f"{o.rule_id} at {o.span}" for o in found if o is not f}))
-            notes.append(_note(f, f"its span overlaps the fix of {others}, which replaces it differently"))
+            others = sorted({f"{o.rule_id} at {o.span}" for o in found[:4] if o is not f})
+            more = f" and {len(found) - 4} more" if len(found) > 4 else ""
+            notes.append(_note(f, f"its span overlaps the fix of {', '.join(others[:3])}{more}, "
+                                  "which replaces it differently"))
     return out
 
 

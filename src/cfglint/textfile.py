@@ -91,7 +91,7 @@ class ByteMap:
     it was read from (:attr:`TextFile.data`), by the definition of lines above. Built once per
     file in linear time."""
 
-    __slots__ = ("starts", "lines")
+    __slots__ = ("starts", "lines", "_last")
 
     def __init__(self, tf: TextFile):
         bom = len(codecs.BOM_UTF8) if tf.data.startswith(codecs.BOM_UTF8) else 0
@@ -99,16 +99,23 @@ class ByteMap:
         self.lines = tf.lines
         if len(self.starts) != len(self.lines):   # data and text disagree: no position maps
             self.starts, self.lines = [], []
+        self._last = (0, 1, 0)   # (line, column, byte offset) of the last lookup
 
     def byte_range(self, line: int, col: int, end_col: int) -> tuple[int, int] | None:
         """Byte offsets [start, end) of columns ``col`` up to ``end_col`` (exclusive) of
-        ``line``, or None when they are not inside that line (its line break excluded)."""
+        ``line``, or None when they are not inside that line (its line break excluded).
+        Lookups in (line, column) order go on from the last one: many spans on one long line
+        cost one pass over it, not one pass each."""
         if not 1 <= line <= len(self.lines) or not 1 <= col <= end_col:
             return None
         text = self.lines[line - 1]
         if end_col - 1 > len(text):
             return None
-        first = self.starts[line - 1] + len(text[:col - 1].encode("utf-8"))
+        at_line, at_col, at = self._last
+        if at_line != line or at_col > col:
+            at_col, at = 1, self.starts[line - 1]
+        first = at + len(text[at_col - 1:col - 1].encode("utf-8"))
+        self._last = (line, col, first)
         return first, first + len(text[col - 1:end_col - 1].encode("utf-8"))
 
 
