@@ -94,23 +94,24 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     if fix:
         from .fix import apply_fixes
         from .model import Finding, Span
-        from .safeio import ReadError
 
         # --fix never writes through a symbolic link (safeio.atomic_write refuses it too): those
         # files keep their findings, and an IO001 note says why they were not fixed
-        linked = {shown for shown, real in result.paths.items() if os.path.islink(real)}
+        linked = {shown for shown, tf in result.files.items() if os.path.islink(tf.path)}
         unfixed = sorted({f.span.path for f in result.findings if f.fix is not None and not f.suppressed
                           and f.span.path in linked})
         notes = [Finding("IO001", f"not fixed: {shown} is a symbolic link; --fix does not write through links "
                                   "(fix the file it points to)", Span(shown, 1, 1, 1, 1), level="warning")
                  for shown in unfixed]
         try:
-            fixed = apply_fixes(result.findings, {k: v for k, v in result.paths.items() if k not in linked})
-        except (OSError, ValueError, ReadError) as err:
-            click.echo(f"cfglint: error: cannot fix: {getattr(err, 'strerror', None) or err}", err=True)
+            done = apply_fixes(result.findings, {k: v for k, v in result.files.items() if k not in linked})
+        except OSError as err:
+            click.echo(f"cfglint: error: cannot fix: {err.strerror or err}", err=True)
             sys.exit(2)
-        if fixed:
-            click.echo(f"cfglint: fixed {fixed} finding(s)", err=True)
+        for note in done.notes:
+            click.echo(f"cfglint: {note}", err=True)
+        if done.fixed:
+            click.echo(f"cfglint: fixed {done.fixed} finding(s)", err=True)
             result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges)
             result.findings = cfg.apply(result.findings)
         result.findings = sorted(result.findings + cfg.apply(notes), key=Finding.sort_key)
