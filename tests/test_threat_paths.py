@@ -194,6 +194,20 @@ def test_configuration_linked_out_of_the_working_tree_is_not_read(tmp_path, name
     assert SENTINEL not in out
 
 
+@pytest.mark.parametrize("entry", ["../outside/k.yaml", "linked.yaml", "{outside}/k.yaml"])
+def test_configuration_knowledge_file_out_of_the_working_tree_is_not_read(tmp_path, entry):
+    """Kind 5: a knowledge file the configuration names must lie inside the working tree."""
+    repo, outside = repo_with_outside(tmp_path)
+    (outside / "k.yaml").write_text(f"models: [{{id: {SENTINEL}, family: [x]}}]\n")
+    os.symlink(outside / "k.yaml", repo / "linked.yaml")
+    (repo / ".cfglint.yaml").write_text(f"knowledge: ['{entry.format(outside=outside)}']\n")
+    code, out = cli("submissions", cwd=repo)
+    assert code == 2 and "lies outside the working tree" in one_line_error(out) and SENTINEL not in out
+    (repo / "k.yaml").write_text("models: [{id: lab/model, family: kimi}]\n")
+    (repo / ".cfglint.yaml").write_text("knowledge: [k.yaml]\n")
+    assert cli("submissions", cwd=repo)[0] == 0
+
+
 def test_output_to_a_device_or_fifo_is_refused(tmp_path):
     os.mkfifo(tmp_path / "pipe")
     for target in (str(tmp_path / "pipe"), os.devnull):

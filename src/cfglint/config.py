@@ -154,6 +154,14 @@ def load_config(path: str | None) -> Config:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{pos}: '{key}' must be a list of strings")
             value = [v.upper() for v in value] if key != "knowledge" else [os.path.join(base, v) for v in value]
+            if key == "knowledge":
+                from .safeio import git_top, inside
+
+                top = os.path.realpath(git_top(path) or base)
+                for v, full in zip(data[key], value):
+                    if "\x00" in full or not inside(os.path.realpath(full), top):
+                        raise ConfigError(f"{pos}: knowledge file '{v}' lies outside the working tree (or is a "
+                                          "symbolic link leading out of it); name files inside it, or pass --knowledge")
             setattr(cfg, key, value)
         elif key == "per-file-ignores":
             if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
