@@ -102,7 +102,8 @@ def carets_under(text_out: str, needle_line_part: str) -> list[str]:
 
 
 def test_issue10_file_name_with_newline_then_add_mask(tmp_path, monkeypatch):
-    # issue example: "a file name ... with a newline followed by ::add-mask::"
+    # issue example: "a file name ... with a newline followed by ::add-mask::" (already one line on
+    # main: discover.printable escapes the newline of a shown path; kept as a guard, in every format)
     d = copy_submission(KIMI_B300, tmp_path)
     (d / "x\n::add-mask::pwn.sh").write_text((d / "run.sh").read_text())
     out = run_all(d, monkeypatch)
@@ -227,10 +228,11 @@ def _file_name(text: str) -> str:
     return name if name not in (".sh",) else "x.sh"
 
 
-def _check_carets(text_out: str, result) -> None:
+def _check_carets(text_out: str, result) -> int:
     """Each caret line points, in the line shown above it, at the neutralized text of the finding's
-    span (independent of how the caret was computed: walk the shown line along the padding)."""
-    lines = text_out.split("\n")
+    span (independent of how the caret was computed: walk the shown line along the padding).
+    Returns how many carets were checked."""
+    lines, checked = text_out.split("\n"), 0
     by_header = {}
     for f in result.findings:
         if not f.suppressed:
@@ -258,9 +260,11 @@ def _check_carets(text_out: str, result) -> None:
                            lambda m: {"n": "\n", "r": "\r"}.get(m.group(1)) or chr(int(m.group(1)[1:], 16)),
                            shown[k: k + b - a])
         assert "\\" in src or unescaped == src[start:end]
+        checked += 1
+    return checked
 
 
-@settings(max_examples=200 if os.environ.get("CI") else 25, deadline=None, derandomize=True,
+@settings(max_examples=200 if os.environ.get("CI") else 20, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(in_line=RANDOM, in_file=RANDOM, in_name=RANDOM, in_model=RANDOM, where=st.floats(0, 1))
 def test_property_no_workflow_command_or_control_character_from_input(tmp_path_factory, in_line, in_file, in_name,
@@ -292,5 +296,5 @@ def test_property_no_workflow_command_or_control_character_from_input(tmp_path_f
     assert result.findings
     for fmt, body in bodies.items():
         assert_safe(fmt, body)
-    _check_carets(bodies["text"], result)
+    assert _check_carets(bodies["text"], result) >= 1
     shutil.rmtree(base, ignore_errors=True)

@@ -34,8 +34,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-# characters escaped wherever they occur (tab, U+0009, is kept)
-UNSAFE_CHARS = "\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+# characters escaped wherever they occur, as the inside of a regular expression's character class
+# (tab, U+0009, is kept)
+UNSAFE_CHARS = r"\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 
 
 def _planner(unsafe: str, line_start: str) -> re.Pattern:
@@ -49,8 +50,9 @@ def _planner(unsafe: str, line_start: str) -> re.Pattern:
 _PLAN = _planner("[" + UNSAFE_CHARS + "]", r"\A")
 # for GitHub workflow command messages, whose newlines GitHub's own escaping (%0A) carries: a '::'
 # after a newline is broken too
-_PLAN_LINES = _planner("[" + UNSAFE_CHARS.replace("\x0a-\x1f", "\x0b\x0c\x0e-\x1f") + "]", r"(?:\A|(?<=[\n\r]))")
-# no '::' rule, for a text whose colons are escaped anyway (a workflow command's property)
+_PLAN_LINES = _planner("[" + UNSAFE_CHARS.replace(r"\x0a-\x1f", r"\x0b\x0c\x0e-\x1f") + "]", r"(?:\A|(?<=[\n\r]))")
+# no '::' rule, for a text whose colons are escaped anyway (a workflow command's property); the
+# 'lead' group never matches
 _PLAN_INNER = re.compile(r"(?P<c>[" + UNSAFE_CHARS + r"])|(?<=##)\[(?P<lead>(?!))?")
 _SHORT = {"\n": "\\n", "\r": "\\r"}
 
