@@ -47,7 +47,8 @@ def _strings(value):
     elif isinstance(value, dict):
         for k, v in value.items():
             yield k
-            yield from _strings(v)
+            if k != "newlineSequences":  # SARIF run property: the line breaks cfglint counts, its own
+                yield from _strings(v)
     elif isinstance(value, list):
         for v in value:
             yield from _strings(v)
