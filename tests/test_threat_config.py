@@ -242,6 +242,26 @@ def test_root_directory_outside_git_is_the_working_directory(tmp_path):
     assert code == 1 and {f[0] for f in found} == {"RED002", "CFG001"}
 
 
+def test_a_path_outside_the_working_tree_does_not_unseat_the_root_configuration(repo, tmp_path):
+    """cfglint run at the top of the repository on one of its files and one file elsewhere: the
+    repository's configuration stays the root; the configuration next to the other file is nested."""
+    (repo / ".cfglint.yaml").write_text("ignore: [RED003]\n")
+    other = _submission(tmp_path / "elsewhere", "z", secret=False)
+    replace_once(other / "run.sh", "--tp-size 8", "--tp-size 8 --host 10.1.2.3")
+    (other / ".cfglint.yaml").write_text("select: [SUP002]\n")
+    code, found, _ = run(repo, "submissions/x/run.sh", str(other / "run.sh"))
+    assert code == 1
+    assert sorted((f[0], Path(f[2]).name) for f in found) == [("CFG001", ".cfglint.yaml"), ("RED002", "run.sh")]
+
+
+def test_an_oversized_nested_pyproject_is_not_parsed(repo):
+    (repo / "submissions/x/pyproject.toml").write_text('[tool.cfglint]\nselect = ["SUP002"]\n' + "#" * (1 << 20) + "\n")
+    code, found, _ = run(repo, "submissions/x/run.sh")
+    assert code == 1 and _red002(repo) in [f[:5] for f in found]
+    cfg = [f for f in found if f[0] == "CFG001"]
+    assert [f[2:5] for f in cfg] == [("submissions/x/pyproject.toml", 1, 1)] and "not read" in cfg[0][5]
+
+
 def test_allow_nested_in_the_root_is_validated(repo):
     (repo / ".cfglint.yaml").write_text("allow-nested: [knowledge]\n")
     old = os.getcwd()

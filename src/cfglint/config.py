@@ -2,9 +2,9 @@
 
 Trust (README, "Suppressions, configuration, baselines, fixes"): the *root directory* of a run is
 the top of the git working tree cfglint runs in (the nearest directory holding ``.git`` at or
-above the current directory) when the linted paths lie inside it; otherwise the top of the git
+above the current directory) when a linted path lies inside it; otherwise the top of the git
 working tree holding the linted paths; outside any git working tree, the current directory
-(or, for paths outside it, their common directory). The *root configuration* is the nearest
+(or, for paths outside it, their common directory): :func:`trust_root`. The *root configuration* is the nearest
 configuration file at or above the root directory (``.cfglint.yaml`` first when both are in
 one directory), or ``--config FILE``. It alone decides. A configuration file below the root
 directory (a *nested* configuration, e.g. a contributor's ``submissions/x/.cfglint.yaml``) may
@@ -142,25 +142,26 @@ def _worktree_top(d: str) -> str | None:
         d = parent
 
 
-def _common_dir(paths: list[str]) -> str:
-    dirs = [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths] or [os.getcwd()]
-    return os.path.commonpath(dirs)
+def _dirs(paths: list[str]) -> list[str]:
+    return [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths] or [os.getcwd()]
 
 
 def trust_root(paths: list[str]) -> str:
     """The run's root directory (absolute): the top of the git working tree of the current
-    directory when the linted ``paths`` are inside it (pre-commit and CI run there); else the top
-    of the git working tree holding the paths; else the current directory when it holds the
-    paths; else the paths' common directory. Configuration files below it are nested ones."""
-    common = _common_dir(paths)
+    directory when it holds a linted path (pre-commit and CI run there); else the top of the git
+    working tree holding the paths' common directory; else the current directory when it holds a
+    linted path; else the paths' common directory. Configuration files below it, and around
+    linted paths outside it, are nested ones."""
+    dirs = _dirs(paths)
     cwd = os.getcwd()
     top = _worktree_top(cwd)
-    if top is not None and _inside(common, top):
+    if top is not None and any(_inside(d, top) for d in dirs):
         return top
+    common = os.path.commonpath(dirs)
     top = _worktree_top(common)
     if top is not None:
         return top
-    return cwd if _inside(common, cwd) else common
+    return cwd if any(_inside(d, cwd) for d in dirs) else common
 
 
 def _configs_in(d: str) -> list[str]:
@@ -190,16 +191,20 @@ def find_config(paths: list[str], root_dir: str | None = None) -> str | None:
         d = parent
 
 
-def _has_tool_section(path: str) -> bool:
+def _has_tool_section(path: str, limit: int | None = None) -> bool:
     """Whether a pyproject.toml configures cfglint ([tool.cfglint] or dotted tool.cfglint.* keys).
-    A pyproject that does not parse counts when it mentions the section, so its error is shown."""
+    A pyproject that does not parse counts when it mentions the section, so its error is shown.
+    With ``limit``, a file over ``limit`` bytes is not parsed: whether its first ``limit`` bytes
+    mention the section decides."""
     import tomllib
 
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(NESTED_MAX_BYTES * 8 + 1)
+            raw = fh.read() if limit is None else fh.read(limit + 1)
     except OSError:
         return False
+    if limit is not None and len(raw) > limit:
+        return re.search(rb"^\s*(\[tool\.cfglint|tool\.cfglint)", raw[:limit], re.M) is not None
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -426,7 +431,7 @@ def _nested_candidates(d: str) -> list[str]:
             out.append(path)
         elif name == ".cfglint.yaml" and os.path.isfile(path):
             out.append(path)
-        elif name == "pyproject.toml" and os.path.isfile(path) and _has_tool_section(path):
+        elif name == "pyproject.toml" and os.path.isfile(path) and _has_tool_section(path, NESTED_MAX_BYTES):
             out.append(path)
     return out
 
