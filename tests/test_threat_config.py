@@ -262,6 +262,25 @@ def test_an_oversized_nested_pyproject_is_not_parsed(repo):
     assert [f[2:5] for f in cfg] == [("submissions/x/pyproject.toml", 1, 1)] and "not read" in cfg[0][5]
 
 
+def test_what_a_nested_configuration_costs_is_bounded(repo):
+    """Many unknown keys: 20 findings and a count, not one each; more than 100 globs in an allowed
+    per-file-ignores: the key is refused (each glob is matched against every finding's path)."""
+    from cfglint.config import NESTED_MAX_ENTRIES, NESTED_MAX_FINDINGS
+
+    (repo / "submissions/x/.cfglint.yaml").write_text("".join(f"k{i}: 1\n" for i in range(2000)))
+    code, found, _ = run(repo, "submissions/x/run.sh")
+    cfg = [f for f in found if f[0] == "CFG001"]
+    assert code == 1 and len(cfg) == NESTED_MAX_FINDINGS + 1
+    assert any(f"{2000 - NESTED_MAX_FINDINGS} more problem(s)" in f[5] for f in cfg)
+    (repo / ".cfglint.yaml").write_text("allow-nested: [per-file-ignores]\n")
+    globs = "".join(f"  'g{i}*': [TOP]\n" for i in range(NESTED_MAX_ENTRIES)) + "  'run.sh': [TOP]\n"
+    replace_once(repo / RUN, "--tp-size 8", "--tp-size 4")
+    (repo / "submissions/x/.cfglint.yaml").write_text("per-file-ignores:\n" + globs)
+    code, found, _ = run(repo, "submissions/x/run.sh")
+    assert {"TOP001", "TOP002"} <= {f[0] for f in found}
+    assert [f[2:5] for f in found if f[0] == "CFG001"] == [("submissions/x/.cfglint.yaml", 1, 1)]
+
+
 def test_allow_nested_in_the_root_is_validated(repo):
     (repo / ".cfglint.yaml").write_text("allow-nested: [knowledge]\n")
     old = os.getcwd()

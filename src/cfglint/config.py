@@ -46,7 +46,9 @@ NESTABLE = ("select", "ignore", "per-file-ignores", "levels")
 # and the finding on a nested configuration itself.
 PROTECTED = ("RED002", "CFG001")
 CONFIG_NAMES = (".cfglint.yaml", "pyproject.toml")
-NESTED_MAX_BYTES = 1024 * 1024  # a configuration is a few lines; a bigger nested one is not read
+NESTED_MAX_BYTES = 64 * 1024  # a configuration is a few lines; a bigger nested one is not read (nor parsed)
+NESTED_MAX_ENTRIES = 100  # entries of one list / mapping taken from a nested configuration
+NESTED_MAX_FINDINGS = 20  # CFG001 findings listed per nested configuration (then one count)
 
 
 class ConfigError(Exception):
@@ -213,10 +215,6 @@ def _has_tool_section(path: str, limit: int | None = None) -> bool:
     return isinstance(tool, dict) and "cfglint" in tool
 
 
-# Where a key (or an entry of its value) is written: ``pos(("levels", "RED002"))`` -> Span.
-Positions = Callable[[tuple], Span]
-
-
 def load_config(path: str | None) -> Config:
     """Read the root configuration file (None: defaults). Raises ConfigError."""
     if path is None:
@@ -321,12 +319,17 @@ def _yaml(path: str, text: str | None = None):
         raise ConfigError(f"{path}:{again.span.line}:{again.span.col}: duplicate key '{again.text}' "
                           f"(first at line {first.span.line})")
 
+    top: dict = {}
+    for k, _ in root.items:  # one pass: a position is looked up per key, of which there may be many
+        hk = k.value if isinstance(k.value, (str, int, float, bool, type(None))) else k.text
+        top[hk] = k
+
     def pos(parts: tuple) -> Span:
         """The span of the key ``parts[0]``; with more parts, of the entry they name (a list
         item, a mapping key) when there is one, else of the key."""
         if not parts:
             return whole(parts)
-        key = root.key(parts[0])
+        key = top.get(parts[0])
         if key is None:
             return whole(parts)
         if len(parts) > 1:
@@ -363,18 +366,20 @@ def _toml(path: str, text: bytes | None = None):
         section = data
     lines = text.decode("utf-8").split("\n")
     start = next((i for i, line in enumerate(lines) if re.match(r"^\s*\[tool\.cfglint\]", line)), 0)
+    keys: dict[str, Span] = {}  # key -> its first line in the section, found in one pass
+    for i in range(start + 1, len(lines)):
+        if re.match(r"^\s*\[", lines[i]):
+            break
+        m = re.match(r'^(\s*)(?:"([^"]*)"|\'([^\']*)\'|([A-Za-z0-9_-]+))\s*=', lines[i])
+        if m:
+            key = next(g for g in m.group(2, 3, 4) if g is not None)
+            col = len(m.group(1)) + 1
+            keys.setdefault(key, Span(path, i + 1, col, i + 1, col + len(m.group(0).rstrip("= \t")) - len(m.group(1))))
 
     def pos(parts: tuple) -> Span:
         """The span of the key ``parts[0]`` (TOML positions are known per key line only)."""
-        if parts:
-            key = str(parts[0])
-            for i in range(start + 1, len(lines)):
-                if re.match(r"^\s*\[", lines[i]):
-                    break
-                m = re.match(rf'^(\s*)["\']?{re.escape(key)}["\']?\s*=', lines[i])
-                if m:
-                    col = len(m.group(1)) + 1
-                    return Span(path, i + 1, col, i + 1, col + len(key))
+        if parts and str(parts[0]) in keys:
+            return keys[str(parts[0])]
         return Span(path, start + 1, 1, start + 1, 1)
 
     return section, pos
@@ -484,16 +489,25 @@ def _load_nested(path: str, shown: str, root: Config) -> tuple[Config | None, li
         return None, whole(f"this configuration below the root directory is not a table / mapping; it has no effect")
     cfg = Config(path=path, scope=os.path.dirname(os.path.abspath(path)))
     findings: list[Finding] = []
+    more = 0
+
+    def add(parts: tuple, message: str) -> None:
+        nonlocal more
+        if len(findings) < NESTED_MAX_FINDINGS:
+            findings.append(finding(pos(parts), message))
+        else:
+            more += 1
+
     accepted = False
     for key, value in data.items():
         span = pos((key,))
         if not isinstance(key, str) or key not in KEYS:
-            findings.append(finding(span, f"unknown key in a configuration below the root directory; it is ignored "
-                                          f"(known keys: {', '.join(KEYS)})"))
+            add((key,), f"unknown key in a configuration below the root directory; it is ignored "
+                        f"(known keys: {', '.join(KEYS)})")
             continue
         if key == "allow-nested":
-            findings.append(finding(span, f"'allow-nested' is ignored in a configuration below the root directory: "
-                                          f"only the root configuration{where_root} grants nested configurations keys"))
+            add((key,), f"'allow-nested' is ignored in a configuration below the root directory: "
+                        f"only the root configuration{where_root} grants nested configurations keys")
             continue
         if key not in root.allow_nested:
             if root.path:
@@ -501,20 +515,34 @@ def _load_nested(path: str, shown: str, root: Config) -> tuple[Config | None, li
                 why = f"the root configuration{where_root} allows nested configurations {allowed} (allow-nested)"
             else:
                 why = "there is no root configuration, and without one nested configurations may set nothing"
-            findings.append(finding(span, f"'{key}' in a configuration below the root directory is ignored: {why}; "
-                                          f"make the change in {'it' if root.path else 'a configuration at the root directory'}, "
-                                          f"or remove the key"))
+            add((key,), f"'{key}' in a configuration below the root directory is ignored: {why}; "
+                        f"make the change in {'it' if root.path else 'a configuration at the root directory'}, "
+                        f"or remove the key")
             continue
         try:
+            if _too_big(value):
+                raise ConfigError(f"{shown}:{span.line}:{span.col}: more than {NESTED_MAX_ENTRIES} entries")
             _set(cfg, key, value, f"{shown}:{span.line}:{span.col}", list(rules))
         except ConfigError:
-            findings.append(finding(span, f"'{key}' in a configuration below the root directory has a value that is "
-                                          f"not valid (see 'cfglint check --help' and the README's configuration "
-                                          f"section); it is ignored"))
+            add((key,), f"'{key}' in a configuration below the root directory has a value that is not valid "
+                        f"(see the README's configuration section; at most {NESTED_MAX_ENTRIES} entries, globs of at "
+                        f"most {NESTED_MAX_ENTRIES * 10} characters); it is ignored")
             continue
-        findings += _protected_entries(key, value, pos, finding, rules)
+        _protected_entries(key, value, add, rules)
         accepted = True
+    if more:
+        findings.append(finding(Span(shown, 1, 1, 1, 1), f"{more} more problem(s) in this configuration below the root "
+                                                         f"directory, not listed; each is ignored"))
     return (cfg if accepted else None), findings
+
+
+def _too_big(value) -> bool:
+    """Whether a nested value has more entries than cfglint takes from a nested configuration (a
+    bound on the work every finding costs: each glob is matched against each finding's path)."""
+    if isinstance(value, dict):
+        return len(value) > NESTED_MAX_ENTRIES or any(
+            (isinstance(k, str) and len(k) > NESTED_MAX_ENTRIES * 10) or _too_big(v) for k, v in value.items())
+    return isinstance(value, list) and len(value) > NESTED_MAX_ENTRIES
 
 
 def _root_where(root: Config) -> str:
@@ -525,35 +553,34 @@ def _root_where(root: Config) -> str:
     return f" ({display_path(root.path)})"
 
 
-def _protected_entries(key: str, value, pos: Positions, finding, rules) -> list[Finding]:
-    """CFG001 for each entry of an allowed nested key that would drop or lower a PROTECTED rule
-    (such entries have no effect on it: :meth:`Config.apply` keeps those rules)."""
-    out = []
+def _protected_entries(key: str, value, add: Callable[[tuple, str], None], rules) -> None:
+    """CFG001 (through ``add(parts, message)``) for each entry of an allowed nested key that would
+    drop or lower a PROTECTED rule (such entries have no effect on it: :meth:`Config.apply` keeps
+    those rules)."""
 
     def covered(selector: str) -> list[str]:
         return [r for r in PROTECTED if rule_matches(r, [str(selector).upper()])]
 
-    def say(span: Span, ids: list[str]) -> None:
+    def say(parts: tuple, ids: list[str]) -> None:
         names = ", ".join(f"{r} ({rules[r].name})" if r in rules else r for r in ids)
         one = len(ids) == 1
-        out.append(finding(span, f"a configuration below the root directory cannot drop or lower {names}: "
-                                 f"this entry of '{key}' does not apply to {'it' if one else 'them'}; "
-                                 f"{'it stays' if one else 'they stay'} reported at {'its' if one else 'their'} own level"))
+        add(parts, (f"a configuration below the root directory cannot drop or lower {names}: "
+                    f"this entry of '{key}' does not apply to {'it' if one else 'them'}; "
+                    f"{'it stays' if one else 'they stay'} reported at {'its' if one else 'their'} own level"))
 
     if key == "ignore":
         for i, sel in enumerate(value):
             ids = covered(sel)
             if ids:
-                say(pos((key, i)), ids)
+                say((key, i), ids)
     elif key == "per-file-ignores":
         for glob, sels in value.items():
             for i, sel in enumerate(sels):
                 ids = covered(sel)
                 if ids:
-                    say(pos((key, glob, i)), ids)
+                    say((key, glob, i), ids)
     elif key == "levels":
         for sel, lvl in value.items():
             ids = [r for r in covered(sel) if r in rules and LEVELS.index(lvl) < LEVELS.index(rules[r].level)]
             if ids:
-                say(pos((key, sel)), ids)
-    return out
+                say((key, sel), ids)
