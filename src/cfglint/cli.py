@@ -36,7 +36,9 @@ def main() -> None:
 @click.option("--select", default=None, help="Comma-separated rule ids or families to report (overrides the config).")
 @click.option("--ignore", default=None, help="Comma-separated rule ids or families not to report (added to the config's).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
-              help="Configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint]).")
+              help="Root configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint] "
+                   "at or above the top of the git working tree; configuration files below it may set only what "
+                   "the root's allow-nested lists).")
 @click.option("--no-config", is_flag=True, help="Ignore configuration files.")
 @click.option("--max-file-size", type=click.IntRange(min=1), default=None,
               help="Files larger than this many bytes are reported (IO001), not read (default 10 MiB).")
