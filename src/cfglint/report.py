@@ -1,7 +1,8 @@
 """Report: one finding model, four formats (text, json, github, sarif).
 
 SARIF 2.1.0 for GitHub code scanning: relative URIs against ``%SRCROOT%`` (the working
-directory), ``columnKind: unicodeCodePoints``, every rule with its metadata.
+directory), ``columnKind: unicodeCodePoints``, ``newlineSequences`` CR LF, LF and CR (the
+line breaks every position counts, textfile.py), every rule with its metadata.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from . import __version__
 from .baseline import fingerprint
 from .checks import Rule
 from .model import Finding
+from .textfile import NEWLINE_SEQUENCES
 
 INFO_URI = "https://github.com/cfglint/cfglint"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -174,6 +176,7 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
                                 "informationUri": INFO_URI, "rules": driver_rules}},
             "automationDetails": {"id": "cfglint/"},
             "columnKind": "unicodeCodePoints",
+            "newlineSequences": list(NEWLINE_SEQUENCES),   # a lone CR ends a line too (textfile.py)
             "invocations": [{"executionSuccessful": exit_code in (0, 1), "exitCode": exit_code,
                              **({"toolExecutionNotifications": [{"level": "warning", "message": {
                                  "text": f"{dropped} results beyond GitHub's limit of {MAX_RESULTS} per run were left out"}}]}
