@@ -24,6 +24,7 @@ class LintResult:
     files: dict[str, TextFile] = field(default_factory=dict)      # display path -> file as read, if it has fixes
     units: int = 0
     missing: list[str] = field(default_factory=list)
+    nested: list = field(default_factory=list)  # nested configurations (config.Config) for Config.apply
 
 
 def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Finding]:
@@ -101,6 +102,19 @@ def _mask_secrets(result: LintResult) -> None:
         f.related = [(span, _clip(hide(text))) for span, text in f.related]
 
 
+def _nested(result: LintResult, paths: list[str], config) -> None:
+    """Read the nested configurations that govern the linted files (config.nested_configs)."""
+    from .config import Config, nested_configs, trust_root
+
+    root = config if config is not None else Config()
+    if not root.read_nested:
+        return
+    here = [p for p in paths if os.path.lexists(p)] or ["."]
+    files = here + list(result.paths.values()) + sorted({f.span.path for f in result.findings})
+    result.nested, found = nested_configs(root, root.root_dir or trust_root(here), files, display_path)
+    result.findings += found
+
+
 MAX_WORD = 200   # characters of one word (a value, a name, a path) a message quotes in full
 _LONG_WORD = re.compile(r"\S{%d,}" % (MAX_WORD + 1))
 
@@ -113,10 +127,16 @@ def _clip(text: str) -> str:
 
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
-               max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None) -> LintResult:
+               max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None,
+               config=None) -> LintResult:
     """Lint ``paths`` (submission directories, trees of them, single files). Findings are
     sorted, deduplicated and have credentials masked in ``sources``; ``missing`` lists paths
-    that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it."""
+    that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it.
+
+    ``config`` is the root configuration (:class:`cfglint.config.Config`; None: defaults, which
+    allow nested configurations nothing). Configuration files below the run's root directory on
+    the way to a linted file are read as nested ones: ``nested`` holds what they may set (for
+    ``config.apply(findings, nested)``), and what they may not set is a CFG001 finding."""
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
@@ -195,6 +215,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                 continue
             seen.add(key)
             result.findings.append(f)
+    _nested(result, paths, config)
     _mask_secrets(result)
     result.findings.sort(key=Finding.sort_key)
     return result

@@ -86,8 +86,9 @@ def linted_root(path: str, fallback: str | None = None) -> str:
 
 
 def read_bytes(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,
-               within_name: str | None = None) -> bytes:
-    """The bytes of regular file ``path`` (at most ``max_bytes``).
+               within_name: str | None = None, partial: bool = False) -> bytes:
+    """The bytes of regular file ``path`` (at most ``max_bytes``; with ``partial``, a longer
+    file is no error: its first ``max_bytes`` + 1 bytes are returned).
 
     ``within``: a directory the file's real path must stay inside (``within_name`` is how
     messages name it). Raises ReadError: a link leading outside ``within``, a directory, a FIFO,
@@ -103,13 +104,13 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,
                             f"of the submission or the working tree")
     try:
         st = os.stat(real)
-        _check_regular(st.st_mode, max_bytes, st.st_size)
+        _check_regular(st.st_mode, max_bytes, 0 if partial else st.st_size)
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | \
             getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
         fd = os.open(real, flags)
         try:
             st = os.fstat(fd)
-            _check_regular(st.st_mode, max_bytes, st.st_size)
+            _check_regular(st.st_mode, max_bytes, 0 if partial else st.st_size)
             chunks, size = [], 0
             while size <= max_bytes:
                 chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
@@ -124,7 +125,7 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,
             raise ReadError("it is a symbolic link loop, or changed into a link while being read") from None
         raise ReadError(f"cannot read file: {err.strerror or err}") from None
     data = b"".join(chunks)
-    if len(data) > max_bytes:
+    if len(data) > max_bytes and not partial:
         raise ReadError(f"file grew over the {max_bytes}-byte limit while being read")
     return data
 
@@ -147,7 +148,7 @@ def _refuse(path: str, code: int, why: str) -> OSError:
 
 def atomic_write(path: str, data: str | bytes, make_parents: bool = False) -> None:
     """Replace (or create) regular file ``path`` with ``data`` atomically: a temporary file in
-    the same directory, flushed, given the old file's permission bits (a new file: 0666 less the
+    the same directory, given the old file's permission bits (a new file: 0666 less the
     umask), then ``os.replace``. Text is written as UTF-8 (a lone surrogate, which UTF-8 cannot
     hold, becomes U+FFFD). ``make_parents``: create missing directories first.
 
@@ -195,9 +196,7 @@ def atomic_write(path: str, data: str | bytes, make_parents: bool = False) -> No
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            fh.write(data)   # no fsync: the rename is what readers see; durability over a crash is not promised
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
