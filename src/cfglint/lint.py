@@ -12,7 +12,7 @@ from .checks import all_rules, run_checks
 from .discover import MANIFEST, discover, display_path
 from .extract import Deployment, extract
 from .knowledge import knowledge
-from .load import Submission, load_loose_file, load_submission
+from .load import Submission, load_loose_file, load_submission, merge_related
 from .model import Finding, Span
 from .textfile import MAX_BYTES
 
@@ -39,6 +39,7 @@ def _lint_unit(sub: Submission, kb, require_reason: bool) -> tuple[list[Finding]
         Finding("IO001", "shell syntax error in this bash -c string (unbalanced quote, bracket or keyword?): "
                          "the shell refuses it, and the commands in it may be misread", span, level="warning")
         for span in deployment.shell_errors] + run_checks(sub, deployment, kb)
+    merge_related(findings, sub)
     commands = {path: [(c.span.line, c.span.end_line) for c in parsed.commands]
                 for path, parsed, _role, is_args in sub.launches if not is_args}
     findings += suppress.apply(findings, sub.texts, require_reason, commands)
