@@ -104,13 +104,20 @@ def _mask_secrets(result: LintResult) -> None:
 
 MAX_WORD = 200   # characters of one word (a value, a name, a path) a message quotes in full
 _LONG_WORD = re.compile(r"\S{%d,}" % (MAX_WORD + 1))
+# a value quoted in a message ('...'): the rules quote what they read with single quotes, and a
+# value may hold spaces (one YAML alias of a 10 KB sentence in every field)
+_LONG_QUOTED = re.compile(r"'([^'\n]{%d,})'" % (MAX_WORD + 1))
+MAX_MESSAGE = 4000  # characters of one message, whatever it quotes
 
 
 def _clip(text: str) -> str:
-    """``text`` with every word longer than MAX_WORD characters cut to its start and its length:
-    messages quote values from the linted files, and a 1 MB model name must not make a 1 MB
-    message (three times over, in every output format)."""
-    return _LONG_WORD.sub(lambda m: f"{m.group(0)[:60]}...({len(m.group(0))} characters)", text)
+    """``text`` with every quoted value and every word longer than MAX_WORD characters cut to its
+    start and its length, and the whole cut at MAX_MESSAGE characters: messages quote values from
+    the linted files, and a 1 MB model name must not make a 1 MB message (three times over, in
+    every output format)."""
+    text = _LONG_QUOTED.sub(lambda m: f"'{m.group(1)[:60]}...({len(m.group(1))} characters)'", text)
+    text = _LONG_WORD.sub(lambda m: f"{m.group(0)[:60]}...({len(m.group(0))} characters)", text)
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + f"...(message cut, {len(text)} characters)"
 
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,

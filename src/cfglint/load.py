@@ -201,8 +201,12 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES) -> Submissio
     sub.findings.extend(_unknown_names(node, data, kb or knowledge()))
 
     seen: set[str] = set()
+    named: set[Span] = set()
     for key in ("launch", "configs"):
         for rel, role, span in _file_refs(node, data, key):
+            if span in named:
+                continue  # the same YAML node again (an alias): checked once
+            named.add(span)
             full = _inside(root, rel)
             if full is None:
                 sub.findings.append(Finding("SUB002", f"files.{key}: '{rel}' is outside the submission directory; name files relative to it", span))
