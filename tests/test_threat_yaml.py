@@ -167,6 +167,23 @@ def test_misspelled_key_inside_an_anchor_is_an_unknown_field_at_the_anchor(tmp_p
     assert [(s.line, s.col) for s, _ in found[0].related] == [position(text, "<<: &d0")]
 
 
+def test_merge_key_in_a_heredoc_engine_yaml_keeps_script_positions(tmp_path):
+    """Issue 10 kind 9 in the YAML a launch script writes with a heredoc (the TensorRT-LLM
+    gpt-oss recipe): the merged value is checked at its line in run.sh, the '<<' related."""
+    rel = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"
+    original = lint(copy_submission(rel, tmp_path / "orig"))
+    sub = copy_submission(rel, tmp_path / "m")
+    run = sub / "run.sh"
+    replace_once(run, "moe_config:\n    backend: CUTLASS\n", "<<: &moe\n  moe_config:\n    backend: CUTLASS\n")
+    assert Counter((r, n, m) for r, n, _l, _c, m in lint(sub)) == Counter((r, n, m) for r, n, _l, _c, m in original)
+    replace_once(run, "    backend: CUTLASS\n", "    backend: CUTLASSX\n")
+    text = run.read_text()
+    found = [f for f in _findings(sub) if f.rule_id == "SCH001"]
+    assert [(Path(f.span.path).name, f.span.line, f.span.col) for f in found] == [("run.sh", *position(text, "CUTLASSX"))]
+    assert "'CUTLASSX'" in found[0].message and "'CUTLASS'" in found[0].message
+    assert [(s.line, s.col) for s, _ in found[0].related] == [position(text, "<<: &moe")]
+
+
 def test_manifest_merge_keys_are_validated_as_merged(tmp_path):
     """Issue 10 kind 9 in submission.yaml: SUB001 (the manifest schema) sees the merged roles. The
     decode role written as ``<<: *prefill`` plus its name gives the findings of the original; a
