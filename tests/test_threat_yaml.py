@@ -378,3 +378,17 @@ def test_property_examples_cover_manifests_and_engine_yaml():
     names = {Path(name).name for _, name, _ in REWRITABLE}
     assert "submission.yaml" in names and len(names - {"submission.yaml"}) >= 5
     assert json.dumps(REWRITABLE)  # plain data
+
+
+def test_messages_clip_long_quoted_values_only():
+    """The one place messages are bounded (lint._clip, applied to every message and related
+    message): a quoted value over 200 characters keeps its start and its length; the apostrophe of
+    "SGLang's" and the text between two short quoted values are not values."""
+    from cfglint.lint import _clip
+
+    value = "Kimi K3 model " * 100
+    clipped = _clip(f"model: '{value}' is not in the knowledge base")
+    assert clipped == f"model: '{value[:60]}...({len(value)} characters)' is not in the knowledge base"
+    between = "SGLang's 'marlinn' is not one of " + "a, " * 100 + "; did you mean 'marlin'?"
+    assert _clip(between) == between
+    assert len(_clip("x " * 10_000)) <= MAX_MESSAGE + 50

@@ -105,8 +105,10 @@ def _mask_secrets(result: LintResult) -> None:
 MAX_WORD = 200   # characters of one word (a value, a name, a path) a message quotes in full
 _LONG_WORD = re.compile(r"\S{%d,}" % (MAX_WORD + 1))
 # a value quoted in a message ('...'): the rules quote what they read with single quotes, and a
-# value may hold spaces (one YAML alias of a 10 KB sentence in every field)
-_LONG_QUOTED = re.compile(r"'([^'\n]{%d,})'" % (MAX_WORD + 1))
+# value may hold spaces (one YAML alias of a 10 KB sentence in every field). An opening quote
+# follows the start, a space or one of ( [ : = , and a closing quote ends a word: neither the
+# apostrophe of "SGLang's" nor the text between two quoted values counts
+_LONG_QUOTED = re.compile(r"(?<![^\s(\[:=,])'(?!\s)([^'\n]{%d,})'(?!\w)" % (MAX_WORD + 1))
 MAX_MESSAGE = 4000  # characters of one message, whatever it quotes
 
 
