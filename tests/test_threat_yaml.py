@@ -186,8 +186,9 @@ def test_merge_key_in_a_heredoc_engine_yaml_keeps_script_positions(tmp_path):
 
 def test_manifest_merge_keys_are_validated_as_merged(tmp_path):
     """Issue 10 kind 9 in submission.yaml: SUB001 (the manifest schema) sees the merged roles. The
-    decode role written as ``<<: *prefill`` plus its name gives the findings of the original; a
-    wrong count inside the anchor is reported there, for both roles."""
+    decode role written as ``<<: *prefill`` plus its name gives the findings of the original (unmerged,
+    it would lack instances and hold an unknown field '<<'); a wrong count inside the anchor is
+    reported there."""
     original = lint(copy_submission(DYNAMO_TRTLLM, tmp_path / "orig"))
     sub = copy_submission(DYNAMO_TRTLLM, tmp_path / "m")
     manifest = sub / "submission.yaml"
@@ -198,8 +199,22 @@ def test_manifest_merge_keys_are_validated_as_merged(tmp_path):
     replace_once(manifest, "    instances: 1\n", "    instances: one\n")
     text = manifest.read_text()
     found = only(lint(sub), "SUB001")
-    assert {f[:4] for f in found} == {("SUB001", "submission.yaml", *position(text, "one"))}
-    assert sorted(f[4].split(":")[0] for f in found) == ["serving/roles/0/instances", "serving/roles/1/instances"]
+    # written once, reported once (at the first path that uses it), with the '<<' related
+    assert [f[:4] for f in found] == [("SUB001", "submission.yaml", *position(text, "one"))]
+    assert found[0][4].startswith("serving/roles/0/instances: 'one' is not of type 'integer'")
+    related = [f.related for f in _findings(sub) if f.rule_id == "SUB001"][0]
+    assert [(s.line, s.col) for s, _ in related] == [position(text, "<<: *prefill")]
+
+
+def test_alias_used_many_times_is_one_schema_finding(tmp_path):
+    """Issue 10 kind 4: a wrong role aliased 2000 times (16 KB of YAML) made 6000 SUB001 findings at
+    the same place (700 KB of output); each error of the written node is reported once."""
+    sub = copy_submission(DYNAMO_TRTLLM, tmp_path)
+    manifest = sub / "submission.yaml"
+    replace_once(manifest, "  - name: prefill\n    instances: 1\n", "  - &r\n    name: prefill\n    instances: one\n")
+    replace_once(manifest, "  - name: decode\n", "".join("  - *r\n" for _ in range(2000)) + "  - name: decode\n")
+    found = only(lint(sub), "SUB001")
+    assert [f[:4] for f in found] == [("SUB001", "submission.yaml", *position(manifest.read_text(), "one"))]
 
 
 def test_merge_of_a_scalar_is_refused_as_safe_loaders_refuse_it(tmp_path):

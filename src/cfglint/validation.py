@@ -93,7 +93,16 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
     """
     from jsonschema.exceptions import best_match
 
-    out = []
+    out: list[Finding] = []
+    reported: set[tuple[Span, str]] = set()
+
+    def add(where: str, text: str, span: Span) -> None:
+        # a node shared by YAML aliases (or merged with '<<') is written once: one finding for
+        # it, at the path where the error is first met, however many places use it
+        if (span, text) not in reported:
+            reported.add((span, text))
+            out.append(Finding(rule_id, f"{where}: {text}", span))
+
     for err in compiled.iter_errors(_quoting(data)):
         if err.context:
             # oneOf [null, {...}]: "is not of type 'null'" says nothing; explain the real branch
@@ -107,8 +116,8 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
                 target = walk_path(node, tuple(err.absolute_path))
                 where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
                 shown = quote(target.text) if isinstance(target, YScalar) else _type_name(err.instance)
-                out.append(Finding(rule_id, f"{where}: {shown} is not of type {' or '.join(types)}",
-                                   target.span if target is not None else _file_span(display)))
+                add(where, f"{shown} is not of type {' or '.join(types)}",
+                    target.span if target is not None else _file_span(display))
                 continue
         path = tuple(err.absolute_path)
         target = walk_path(node, path)
@@ -124,7 +133,7 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
                         close = difflib.get_close_matches(k.value, sorted(allowed), n=1, cutoff=0.75)
                         hint = f"did you mean '{close[0]}'?" if close else \
                             "allowed: " + ", ".join(sorted(allowed)[:15]) + (", ..." if len(allowed) > 15 else "")
-                    out.append(Finding(rule_id, f"{where}: unknown field {quote(k.value)}; {hint}", k.span))
+                    add(where, f"unknown field {quote(k.value)}; {hint}", k.span)
             continue
         if err.validator == "required" and target is not None:
             ks = key_span(node, path)
@@ -136,7 +145,7 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
             close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1, cutoff=0.6)
             if close:
                 message = f"{quote(err.instance)} is not one of the allowed values; did you mean '{close[0]}'?"
-        out.append(Finding(rule_id, f"{where}: {message}", span))
+        add(where, message, span)
     return out
 
 
