@@ -94,12 +94,14 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         from .fix import apply_fixes
 
         try:
-            fixed = apply_fixes(result.findings, result.paths)
+            done = apply_fixes(result.findings, result.files)
         except OSError as err:
             click.echo(f"cfglint: error: cannot fix: {err}", err=True)
             sys.exit(2)
-        if fixed:
-            click.echo(f"cfglint: fixed {fixed} finding(s)", err=True)
+        for note in done.notes:
+            click.echo(f"cfglint: {note}", err=True)
+        if done.fixed:
+            click.echo(f"cfglint: fixed {done.fixed} finding(s)", err=True)
             result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges)
             result.findings = cfg.apply(result.findings)
     if write_baseline:

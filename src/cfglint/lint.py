@@ -14,7 +14,7 @@ from .extract import Deployment, extract
 from .knowledge import knowledge
 from .load import Submission, load_loose_file, load_submission, merge_related
 from .model import Finding, Span
-from .textfile import MAX_BYTES
+from .textfile import MAX_BYTES, TextFile
 
 
 @dataclass(slots=True)
@@ -22,6 +22,7 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     sources: dict[str, list[str]] = field(default_factory=dict)   # display path -> lines
     paths: dict[str, str] = field(default_factory=dict)           # display path -> real path
+    files: dict[str, TextFile] = field(default_factory=dict)      # display path -> file as read, if it has fixes
     units: int = 0
     missing: list[str] = field(default_factory=list)
 
@@ -180,9 +181,12 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                                 internal=True)]
             sub = None
         if sub is not None:
+            fixable = {f.span.path for f in findings if f.fix is not None}
             for tf in sub.texts:
                 result.sources[tf.display] = tf.lines
                 result.paths[tf.display] = tf.path
+                if tf.display in fixable:
+                    result.files[tf.display] = tf
                 read.add(os.path.realpath(tf.path))
             for upath, files_at in sub.unlisted:
                 if os.path.realpath(upath) not in queued:

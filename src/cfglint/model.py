@@ -2,11 +2,13 @@
 
 A :class:`Span` is 1-based; ``col`` and ``end_col`` count Unicode code points and ``end_col``
 is exclusive (the column just past the last character), as in SARIF regions with
-``columnKind: unicodeCodePoints``.
+``columnKind: unicodeCodePoints``. Lines end at CR LF, LF or a lone CR; a UTF-8 byte-order mark
+is not part of line 1 (textfile.py holds this one definition; ``--fix`` maps spans to bytes by it).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import reprlib
 from dataclasses import dataclass, field
@@ -118,7 +120,7 @@ class _ShortRepr(reprlib.Repr):
             return "{}"
         if level <= 0:
             return "{...}"
-        items = [f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in list(x.items())[:self.maxdict]]
+        items = [f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in itertools.islice(x.items(), self.maxdict)]
         return "{" + ", ".join(items) + (", ..." if len(x) > self.maxdict else "") + "}"
 
 
@@ -127,7 +129,7 @@ _SHORT = _ShortRepr()
 
 def quote(value: Any) -> str:
     """``repr(value)`` bounded: a string longer than 80 characters shows its first 60 and its
-    length, a list or mapping its first 5 items, 3 levels deep. Every message that quotes a value
-    from a linted file quotes it with this (a YAML alias can make one value 10**5 copies of a
-    10 KB string)."""
+    length, a list or mapping its first 5 items, 3 levels deep; the cost is bounded too. Schema
+    messages quote with it (a YAML alias can make one value 10**5 copies of a 10 KB string);
+    every message leaving cfglint is bounded again by ``lint._clip``."""
     return _SHORT.repr(value)

@@ -27,6 +27,7 @@ from typing import Any, Iterator
 import yaml
 
 from .model import Span
+from .textfile import LineIndex
 
 MAX_NODES = 200_000               # nodes a document may expand to through aliases ("billion laughs")
 MAX_EXPANDED_CHARS = 20_000_000   # characters of scalars it may expand to (one 10 KB string, 2000 aliases)
@@ -149,12 +150,14 @@ def nodes(root: "YNode | None") -> Iterator["YNode"]:
         stack.extend(reversed(_children(n)))
 
 
-def _span(node: yaml.Node, path: str) -> Span:
-    s, e = node.start_mark, node.end_mark
-    return Span(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+def _span(node: yaml.Node, path: str, lines: LineIndex) -> Span:
+    """The node's span from its marks' character offsets, by cfglint's one definition of lines
+    (textfile.py): PyYAML also counts U+0085, U+2028 and U+2029 as line breaks (YAML 1.1), so
+    its own line and column numbers drift from every other position after one of them."""
+    return Span(path, *lines.position(node.start_mark.index), *lines.position(node.end_mark.index))
 
 
-def _scalar(node: yaml.ScalarNode, path: str) -> YScalar:
+def _scalar(node: yaml.ScalarNode, path: str, lines: LineIndex) -> YScalar:
     value: Any = node.value
     if node.tag in _STANDARD and node.tag != "tag:yaml.org,2002:str":
         try:
@@ -163,14 +166,14 @@ def _scalar(node: yaml.ScalarNode, path: str) -> YScalar:
             value = node.value
         if node.tag == "tag:yaml.org,2002:timestamp":
             value = node.value
-    return YScalar(value, node.value, _span(node, path), node.tag)
+    return YScalar(value, node.value, _span(node, path, lines), node.tag)
 
 
 def _hashable(k: YScalar) -> Any:
     return k.value if isinstance(k.value, (str, int, float, bool, type(None))) else k.text
 
 
-def _convert(root: yaml.Node, path: str) -> YNode:
+def _convert(root: yaml.Node, path: str, lines: LineIndex) -> YNode:
     """The positioned tree of a composed document: each YAML node converted once (aliases
     share it), merge keys applied. Raises YamlError for a merge key whose value is not a
     mapping or a list of mappings, and for an alias inside the node it names."""
@@ -183,13 +186,13 @@ def _convert(root: yaml.Node, path: str) -> YNode:
             return got
         if id(node) in open_nodes:
             raise YamlError("YAML alias inside the node it names (a recursive structure): no configuration "
-                            "can be built from it", _span(node, path))
+                            "can be built from it", _span(node, path, lines))
         if isinstance(node, yaml.ScalarNode):
-            out: YNode = _scalar(node, path)
+            out: YNode = _scalar(node, path, lines)
         else:
             open_nodes.add(id(node))
             if isinstance(node, yaml.SequenceNode):
-                out = YSeq([conv(n) for n in node.value], _span(node, path), node.tag)
+                out = YSeq([conv(n) for n in node.value], _span(node, path, lines), node.tag)
             else:
                 out = mapping(node)
             open_nodes.discard(id(node))
@@ -197,14 +200,14 @@ def _convert(root: yaml.Node, path: str) -> YNode:
         return out
 
     def mapping(node: yaml.MappingNode) -> YMap:
-        ymap = YMap([], _span(node, path), tag=node.tag)
+        ymap = YMap([], _span(node, path, lines), tag=node.tag)
         merged: list[tuple[YScalar, YNode]] = []   # pairs merged in, the winner of a key last
         seen: dict[Any, YScalar] = {}
         for knode, vnode in node.value:
             if not isinstance(knode, yaml.ScalarNode):
-                k = YScalar(None, "<complex key>", _span(knode, path))
+                k = YScalar(None, "<complex key>", _span(knode, path, lines))
             elif knode.tag == MERGE_TAG:
-                mkey = _scalar(knode, path)
+                mkey = _scalar(knode, path, lines)
                 if isinstance(vnode, yaml.MappingNode):
                     sources = [vnode]
                 elif isinstance(vnode, yaml.SequenceNode) and all(isinstance(n, yaml.MappingNode) for n in vnode.value):
@@ -212,7 +215,7 @@ def _convert(root: yaml.Node, path: str) -> YNode:
                 else:
                     raise YamlError("the merge key '<<' needs a mapping or a list of mappings (such as *defaults "
                                     "or [*a, *b]); safe loaders refuse this file with 'expected a mapping or "
-                                    "list of mappings for merging'", _span(vnode, path))
+                                    "list of mappings for merging'", _span(vnode, path, lines))
                 for source in sources:
                     ysource = conv(source)
                     assert isinstance(ysource, YMap)
@@ -220,7 +223,7 @@ def _convert(root: yaml.Node, path: str) -> YNode:
                     merged.extend(ysource.items)
                 continue
             else:
-                k = _scalar(knode, path)
+                k = _scalar(knode, path, lines)
             hk = _hashable(k)
             if hk in seen:
                 ymap.duplicates.append((seen[hk], k))
@@ -274,7 +277,10 @@ def parse_yaml(text: str, path: str) -> YNode | None:
         docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        span = Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else None
+        span = None
+        if mark:
+            line, col = LineIndex(text).position(mark.index)
+            span = Span(path, line, col, line, col + 1)
         problem = err.problem or err.context or "syntax error"
         raise YamlError(f"YAML syntax error: {problem}", span) from None
     except yaml.YAMLError as err:
@@ -284,9 +290,9 @@ def parse_yaml(text: str, path: str) -> YNode | None:
     if not docs:
         return None
     if len(docs) > 1:
-        raise YamlError(f"expected one YAML document, found {len(docs)}", _span(docs[1], path))
+        raise YamlError(f"expected one YAML document, found {len(docs)}", _span(docs[1], path, LineIndex(text)))
     try:
-        root = _convert(docs[0], path)
+        root = _convert(docs[0], path, LineIndex(text))
     except RecursionError:
         raise YamlError("YAML nesting is too deep to parse") from None
     count, chars = expanded_size(root)
