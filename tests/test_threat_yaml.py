@@ -44,7 +44,7 @@ def merge_rewrite(text: str, keys: list[str], anchors: int = 1) -> str:
         text += "\n"
     root = parse_yaml(text, "x")
     assert isinstance(root, YMap)
-    lines = text.splitlines(keepends=True)
+    lines = [line + "\n" for line in text.split("\n")[:-1]]  # LF lines, as cfglint counts them
     starts = [k.span.line for k, _ in root.items]
     assert all(k.span.col == 1 for k, _ in root.items), "top-level keys must start at column 1"
     blocks = {k.value: (a, b) for (k, _), a, b in zip(root.items, starts, starts[1:] + [len(lines) + 1])}
