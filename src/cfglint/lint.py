@@ -12,7 +12,7 @@ from .checks import all_rules, run_checks
 from .discover import MANIFEST, discover, display_path
 from .extract import Deployment, extract
 from .knowledge import knowledge
-from .load import Submission, load_loose_file, load_submission
+from .load import Submission, load_loose_file, load_submission, merge_related
 from .model import Finding, Span
 from .textfile import MAX_BYTES, TextFile
 
@@ -41,6 +41,7 @@ def _lint_unit(sub: Submission, kb, require_reason: bool) -> tuple[list[Finding]
         Finding("IO001", "shell syntax error in this bash -c string (unbalanced quote, bracket or keyword?): "
                          "the shell refuses it, and the commands in it may be misread", span, level="warning")
         for span in deployment.shell_errors] + run_checks(sub, deployment, kb)
+    merge_related(findings, sub)
     commands = {path: [(c.span.line, c.span.end_line) for c in parsed.commands]
                 for path, parsed, _role, is_args in sub.launches if not is_args}
     findings += suppress.apply(findings, sub.texts, require_reason, commands)
@@ -118,13 +119,22 @@ def _nested(result: LintResult, paths: list[str], config) -> None:
 
 MAX_WORD = 200   # characters of one word (a value, a name, a path) a message quotes in full
 _LONG_WORD = re.compile(r"\S{%d,}" % (MAX_WORD + 1))
+# a value quoted in a message ('...'): the rules quote what they read with single quotes, and a
+# value may hold spaces (one YAML alias of a 10 KB sentence in every field). An opening quote
+# follows the start, a space or one of ( [ : = , and a closing quote ends a word: neither the
+# apostrophe of "SGLang's" nor the text between two quoted values counts
+_LONG_QUOTED = re.compile(r"(?<![^\s(\[:=,])'(?!\s)([^'\n]{%d,})'(?!\w)" % (MAX_WORD + 1))
+MAX_MESSAGE = 4000  # characters of one message, whatever it quotes
 
 
 def _clip(text: str) -> str:
-    """``text`` with every word longer than MAX_WORD characters cut to its start and its length:
-    messages quote values from the linted files, and a 1 MB model name must not make a 1 MB
-    message (three times over, in every output format)."""
-    return _LONG_WORD.sub(lambda m: f"{m.group(0)[:60]}...({len(m.group(0))} characters)", text)
+    """``text`` with every quoted value and every word longer than MAX_WORD characters cut to its
+    start and its length, and the whole cut at MAX_MESSAGE characters: messages quote values from
+    the linted files, and a 1 MB model name must not make a 1 MB message (three times over, in
+    every output format)."""
+    text = _LONG_QUOTED.sub(lambda m: f"'{m.group(1)[:60]}...({len(m.group(1))} characters)'", text)
+    text = _LONG_WORD.sub(lambda m: f"{m.group(0)[:60]}...({len(m.group(0))} characters)", text)
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + f"...(message cut, {len(text)} characters)"
 
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
