@@ -16,9 +16,7 @@ report, baseline or SARIF fingerprint is made:
 No character of a credential is ever shown: a message says ``<secret>`` instead, and RED002's
 own message gives only the kind and the length (:func:`placeholder`).
 
-Cost is linear in the text scanned: fragments are found with an index of 5-character pieces
-of the credentials taken every 4 characters (any 8 characters of a credential hold one), each
-hit checked against its credential.
+Cost is linear in the credentials and in the text scanned (:class:`Redactor`).
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ from typing import Iterable
 SHOWN = "<secret>"        # what a message shows in place of a credential
 FRAGMENT = 8              # a run of this many characters of a credential is hidden wherever it appears
 SHORTEST = 4              # shorter credentials are hidden only at their own span (a message may say "1")
-_K, _STRIDE = 5, 4        # _K + _STRIDE - 1 == FRAGMENT: every 8-character fragment holds an indexed piece
 
 
 def placeholder(secret: str) -> str:
@@ -38,45 +35,60 @@ def placeholder(secret: str) -> str:
 
 
 class Redactor:
-    """Hides a set of credential values (and every fragment of FRAGMENT+ characters of them) in
-    any string. Build it once per run; :meth:`ranges` is linear in the text."""
+    """Hides a set of credential values in any string: every run of FRAGMENT characters that
+    occurs in one of them (so the whole value, and any piece of 8+ characters a message quotes
+    after cutting it short), and every whole value of SHORTEST to FRAGMENT - 1 characters.
+
+    The FRAGMENT-character pieces of the credentials are kept in a Bloom filter (a bit array
+    of at least 2**20 bits, 64 per piece, three probes): memory and time stay linear however
+    many credentials share a prefix (``sk-proj-``), and a false positive only hides 8
+    characters too many (odds about 1e-9 per window for a few credentials, 1e-4 for millions)."""
 
     def __init__(self, secrets: Iterable[str], fallback: re.Pattern | None = None):
-        self.secrets = sorted({s for s in secrets if len(s) >= SHORTEST}, key=len, reverse=True)
+        values = {s for s in secrets if len(s) >= SHORTEST}
         self.fallback = fallback
-        self.short: set[str] = {s for s in self.secrets if len(s) < _K}
-        self.index: dict[str, list[tuple[int, int]]] = {}
-        for j, s in enumerate(self.secrets):
-            if len(s) < _K:
-                continue
-            offsets = list(range(0, len(s) - _K + 1, _STRIDE))
-            if offsets[-1] != len(s) - _K:
-                offsets.append(len(s) - _K)
-            for off in offsets:
-                self.index.setdefault(s[off: off + _K], []).append((j, off))
+        self.short: dict[int, set[str]] = {}
+        pieces = 0
+        for s in values:
+            if len(s) < FRAGMENT:
+                self.short.setdefault(len(s), set()).add(s)
+            else:
+                pieces += len(s) - FRAGMENT + 1
+        self.any = bool(values)
+        self.bits = 1 << max(20, (64 * pieces).bit_length())
+        self.filter = bytearray(self.bits >> 3) if pieces else None
+        for s in values:
+            for i in range(len(s) - FRAGMENT + 1):
+                self._add(hash(s[i: i + FRAGMENT]))
+
+    def _probes(self, h: int):
+        mask = self.bits - 1
+        u = h & 0xFFFFFFFFFFFFFFFF
+        return (h & mask, (u >> 21) & mask, ((u >> 42) ^ (u * 0x9E3779B1)) & mask)
+
+    def _add(self, h: int) -> None:
+        for p in self._probes(h):
+            self.filter[p >> 3] |= 1 << (p & 7)
+
+    def _seen(self, window: str) -> bool:
+        f = self.filter
+        return all(f[p >> 3] & (1 << (p & 7)) for p in self._probes(hash(window)))
 
     def __bool__(self) -> bool:
-        return bool(self.secrets) or self.fallback is not None
+        return self.any or self.fallback is not None
 
     def ranges(self, text: str) -> list[tuple[int, int]]:
-        """Sorted, merged ``[start, end)`` ranges of ``text`` to hide."""
+        """Sorted, merged ``[start, end)`` ranges of ``text`` to hide. Linear in ``text``."""
         found: list[tuple[int, int]] = []
-        if self.index or self.short:
-            n, i = len(text), 0
-            index, short = self.index, self.short
-            while i <= n - min(_K, SHORTEST):
-                hit = None
-                if short and text[i: i + SHORTEST] in short:
-                    hit = (i, i + SHORTEST)
-                for j, off in index.get(text[i: i + _K], ()) if index else ():
-                    r = self._extend(text, i, self.secrets[j], off)
-                    if r is not None and (hit is None or r[1] > hit[1]):
-                        hit = (min(r[0], hit[0]) if hit else r[0], r[1])
-                if hit is not None:
-                    found.append(hit)
-                    i = max(i + 1, hit[1] - _K + 1)
-                else:
-                    i += 1
+        if self.filter is not None:
+            f, mask, seen = self.filter, self.bits - 1, self._seen
+            for i in range(len(text) - FRAGMENT + 1):
+                window = text[i: i + FRAGMENT]
+                p = hash(window) & mask   # the first probe, inline: most windows stop here
+                if f[p >> 3] >> (p & 7) & 1 and seen(window):
+                    found.append((i, i + FRAGMENT))
+        for n, values in self.short.items():
+            found += [(i, i + n) for i in range(len(text) - n + 1) if text[i: i + n] in values]
         if self.fallback is not None:
             found += [(m.start(), m.end()) for m in self.fallback.finditer(text)]
         if not found:
@@ -89,26 +101,6 @@ class Redactor:
             else:
                 merged.append((a, b))
         return merged
-
-    @staticmethod
-    def _extend(text: str, i: int, secret: str, off: int) -> tuple[int, int] | None:
-        """The run of ``text`` around position ``i`` (where ``secret[off:off+_K]`` starts) that
-        equals the corresponding part of ``secret``, when it is long enough to hide."""
-        start = i - off   # where the secret would start in text
-        a = i
-        if off and start >= 0 and text.startswith(secret[:off], start):
-            a = start
-        else:
-            while a > 0 and a - 1 - start >= 0 and text[a - 1] == secret[a - 1 - start]:
-                a -= 1
-        b = i + _K
-        rest = secret[off + _K:]
-        if rest and text.startswith(rest, b):
-            b += len(rest)
-        else:
-            while b < len(text) and b - start < len(secret) and text[b] == secret[b - start]:
-                b += 1
-        return (a, b) if b - a >= min(FRAGMENT, len(secret)) else None
 
     def hide(self, text: str, same_length: bool = False) -> str:
         """``text`` with credentials replaced: by ``*`` of the same length (source lines, whose

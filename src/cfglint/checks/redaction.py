@@ -298,11 +298,11 @@ def check_secrets(ctx: Context):
                 if _literal(v, not_secret, placeholder_re) and not _NUMBER.fullmatch(v) and v not in ("yes", "no", "on", "off"):
                     hits.append((start, v, f"{name} is given the literal credential {mask(v)}; pass it from the "
                                            f"environment instead"))
-            covered: list[tuple[int, int]] = []
+            covered = -1   # end of the furthest credential reported on this line (hits sorted by start)
             for start, v, message in sorted(hits, key=lambda h: (h[0], -len(h[1]))):
-                if any(a <= start and start + len(v) <= b for a, b in covered):
+                if start + len(v) <= covered:
                     continue  # the same credential seen by two patterns (a token given to --api-key)
-                covered.append((start, start + len(v)))
+                covered = start + len(v)
                 f = found(tf.display, lineno, start, v, message)
                 if f is not None:
                     yield f
