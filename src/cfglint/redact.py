@@ -40,9 +40,10 @@ class Redactor:
     after cutting it short), and every whole value of SHORTEST to FRAGMENT - 1 characters.
 
     The FRAGMENT-character pieces of the credentials are kept in a Bloom filter (a bit array
-    of at least 2**20 bits, 64 per piece, three probes): memory and time stay linear however
+    of at least 2**20 bits, 16 to 32 per piece, three probes): memory and time stay linear however
     many credentials share a prefix (``sk-proj-``), and a false positive only hides 8
-    characters too many (odds about 1e-9 per window for a few credentials, 1e-4 for millions)."""
+    characters too many (odds below 1e-9 per window for a few credentials, about 1e-3 for
+    hundreds of thousands)."""
 
     def __init__(self, secrets: Iterable[str], fallback: re.Pattern | None = None):
         values = {s for s in secrets if len(s) >= SHORTEST}
@@ -55,24 +56,14 @@ class Redactor:
             else:
                 pieces += len(s) - FRAGMENT + 1
         self.any = bool(values)
-        self.bits = 1 << max(20, (64 * pieces).bit_length())
+        self.bits = 1 << max(20, (16 * pieces).bit_length())
         self.filter = bytearray(self.bits >> 3) if pieces else None
+        f, mask = self.filter, self.bits - 1
         for s in values:
             for i in range(len(s) - FRAGMENT + 1):
-                self._add(hash(s[i: i + FRAGMENT]))
-
-    def _probes(self, h: int):
-        mask = self.bits - 1
-        u = h & 0xFFFFFFFFFFFFFFFF
-        return (h & mask, (u >> 21) & mask, ((u >> 42) ^ (u * 0x9E3779B1)) & mask)
-
-    def _add(self, h: int) -> None:
-        for p in self._probes(h):
-            self.filter[p >> 3] |= 1 << (p & 7)
-
-    def _seen(self, window: str) -> bool:
-        f = self.filter
-        return all(f[p >> 3] & (1 << (p & 7)) for p in self._probes(hash(window)))
+                h = hash(s[i: i + FRAGMENT])
+                for p in (h & mask, (h >> 21) & mask, (h >> 42) & mask):
+                    f[p >> 3] |= 1 << (p & 7)
 
     def __bool__(self) -> bool:
         return self.any or self.fallback is not None
@@ -81,12 +72,21 @@ class Redactor:
         """Sorted, merged ``[start, end)`` ranges of ``text`` to hide. Linear in ``text``."""
         found: list[tuple[int, int]] = []
         if self.filter is not None:
-            f, mask, seen = self.filter, self.bits - 1, self._seen
+            f, mask = self.filter, self.bits - 1
+            a = b = -1   # the run of hidden windows being built (merged as they come, in order)
             for i in range(len(text) - FRAGMENT + 1):
-                window = text[i: i + FRAGMENT]
-                p = hash(window) & mask   # the first probe, inline: most windows stop here
-                if f[p >> 3] >> (p & 7) & 1 and seen(window):
-                    found.append((i, i + FRAGMENT))
+                h = hash(text[i: i + FRAGMENT])
+                p = h & mask   # most windows stop at the first probe
+                if f[p >> 3] >> (p & 7) & 1:
+                    p, q = (h >> 21) & mask, (h >> 42) & mask
+                    if f[p >> 3] >> (p & 7) & 1 and f[q >> 3] >> (q & 7) & 1:
+                        if i > b:
+                            if b >= 0:
+                                found.append((a, b))
+                            a = i
+                        b = i + FRAGMENT
+            if b >= 0:
+                found.append((a, b))
         for n, values in self.short.items():
             found += [(i, i + n) for i in range(len(text) - n + 1) if text[i: i + n] in values]
         if self.fallback is not None:
