@@ -56,11 +56,18 @@ def leaks(secret: str, text: str) -> bool:
     return any(secret[i: i + FRAGMENT] in text for i in range(len(secret) - FRAGMENT + 1))
 
 
+def assert_not_shown(text: str, *secrets: str, where: str = "") -> None:
+    for k, secret in enumerate(secrets):
+        shown = leaks(secret, text)   # a variable: pytest would print the call's arguments
+        assert not shown, f"secret #{k} (or 8 characters of it) shows {where}"
+
+
 def assert_hidden(target: Path, *secrets: str) -> dict[str, str]:
     out = outputs(target)
     for fmt, body in out.items():
         for k, secret in enumerate(secrets):
-            assert not leaks(secret, body), f"secret #{k} (or 8 characters of it) shows in the {fmt} output"
+            shown = leaks(secret, body)   # a variable: pytest would print the call's arguments
+            assert not shown, f"secret #{k} (or 8 characters of it) shows in the {fmt} output"
     return out
 
 
@@ -142,6 +149,21 @@ def test_issue_short_secret_not_shown_partly(tmp_path):
     out = assert_hidden(d, "pw12")
     red = [f for f in findings(out) if f[0] == "RED002"]
     assert [f[1:4] for f in red] == [at(d / "run.sh", "pw12")] and "<secret, 4 chars>" in red[0][4]
+
+
+def test_masking_does_not_depend_on_the_configuration(tmp_path):
+    """A configuration that ignores RED002 (or a --select without it) still gets every
+    credential masked: masking runs before the configuration filters findings."""
+    d = copy_submission(SG, tmp_path)
+    other = "Zr4Kp8Wn2Qx6Tm"
+    replace_once(d / "run.sh", "--trust-remote-code", f"--trust-remote-code --api-key {PW} --api-key {other}")
+    (d / ".cfglint.yaml").write_text("ignore: [RED]\n")
+    out = assert_hidden(d, PW, other)
+    found = findings(out)
+    assert not any(f[0] == "RED002" for f in found) and any(f[0] == "FLG003" for f in found)
+    res = CliRunner().invoke(main, ["check", str(d), "--no-config", "--select", "FLG003", "-f", "sarif"])
+    assert "FLG003" in res.stdout
+    assert_not_shown(res.output, PW, other, where="in the SARIF output")
 
 
 # -- the forms not seen before ------------------------------------------------------------------
@@ -237,14 +259,15 @@ def test_issue_baseline_does_not_hide_a_new_secret_of_the_same_length(tmp_path):
     runner = CliRunner()
     res = runner.invoke(main, ["check", str(d), "--write-baseline", str(base)])
     assert res.exit_code == 0 and "1 credential(s) (RED002) not recorded" in res.output
-    assert not leaks(PW, base.read_text()) and "RED002" not in base.read_text()
+    assert_not_shown(base.read_text(), PW, where="in the baseline")
+    assert "RED002" not in base.read_text()
     new = "Hb5Nc9Xe1Vj7Ud3"   # same length, another secret
     assert len(new) == len(PW)
     run.write_text(run.read_text().replace(PW, new))
     res = runner.invoke(main, ["check", str(d), "--baseline", str(base), "-f", "json"])
     red = [f for f in json.loads(res.stdout)["findings"] if f["rule"] == "RED002"]
     assert res.exit_code == 1 and [(f["line"], f["column"]) for f in red] == [position(run.read_text(), new)]
-    assert not leaks(new, res.output)
+    assert_not_shown(res.output, new, where="in the output")
 
 
 def test_baseline_file_never_holds_a_secret(tmp_path):
@@ -256,7 +279,8 @@ def test_baseline_file_never_holds_a_secret(tmp_path):
     res = CliRunner().invoke(main, ["check", str(d), "--write-baseline", str(base)])
     assert res.exit_code == 0 and "2 credential(s) (RED002) not recorded" in res.output
     text = base.read_text()
-    assert "FLG003" in text and not leaks(PW, text) and not leaks(other, text)
+    assert "FLG003" in text
+    assert_not_shown(text, PW, other, where="in the baseline")
     res = CliRunner().invoke(main, ["check", str(d), "--baseline", str(base), "-f", "json"])
     assert sorted(f["rule"] for f in json.loads(res.stdout)["findings"]) == ["RED002", "RED002"]
 
@@ -328,14 +352,15 @@ def test_masking_many_secrets_on_one_line_is_linear():
     _masking_time(100)
     t1 = min(_masking_time(500) for _ in range(3))
     t10 = min(_masking_time(5000) for _ in range(3))
-    assert t10 <= 12 * t1 + 0.05, f"10x input took {t10 / t1:.1f}x the time"
+    assert t10 <= 12 * t1 + 0.1, f"10x input took {t10 / t1:.1f}x the time"
 
 
 def test_redactor_hides_fragments_and_keeps_columns():
     r = Redactor([HF, "pw12"])
     line = f"x {HF[:12]} y {HF[5:30]} pw12 z"
     hidden = r.hide(line, same_length=True)
-    assert len(hidden) == len(line) and not leaks(HF, hidden) and "pw12" not in hidden
+    assert len(hidden) == len(line) and "pw12" not in hidden
+    assert_not_shown(hidden, HF, where="in the masked line")
     assert hidden.startswith("x ") and hidden.endswith(" z")
     assert r.hide(f"near '{HF[:9]}'") == "near '<secret>'"
     assert r.hide("nothing to hide here") == "nothing to hide here"
@@ -350,17 +375,17 @@ _SECRET = st.text(alphabet=string.ascii_letters + string.digits, min_size=12, ma
 FORMS = [
     (SG, "run.sh", "--trust-remote-code", "--trust-remote-code --api-key {s}", lambda s: s),
     (SG, "run.sh", "--trust-remote-code", "--trust-remote-code --api-key {s} --api-key x{s}", lambda s: s),
-    (SG, "run.sh", "--trust-remote-code", "--trust-remote-code --download-dir /home/hf_{s}{s}/c", lambda s: f"hf_{s}{s}"),
+    (SG, "run.sh", "--trust-remote-code", "--trust-remote-code --download-dir /home/hf_{s}{s}{s}/c", lambda s: f"hf_{s}{s}{s}"),
     (SG, "run.sh", "--trust-remote-code", "--trust-remote-code --dist-init-addr http://u:{s}@10.0.0.7:5000", lambda s: s),
-    (SG, "run.sh", "--reasoning-parser deepseek-v3", "--reasoning-parser deepseek-v3\necho ) hf_{s}{s}", lambda s: f"hf_{s}{s}"),
+    (SG, "run.sh", "--reasoning-parser deepseek-v3", "--reasoning-parser deepseek-v3\necho ) hf_{s}{s}{s}", lambda s: f"hf_{s}{s}{s}"),
     (SG, "run.sh", "--reasoning-parser deepseek-v3", "--reasoning-parser deepseek-v3\ncurl -u me:{s} -H 'Authorization: Bearer {s}' http://h",
      lambda s: s),
-    (SG, "submission.yaml", "precision: FP8", "precision: hf_{s}{s}", lambda s: f"hf_{s}{s}"),
+    (SG, "submission.yaml", "precision: FP8", "precision: hf_{s}{s}{s}", lambda s: f"hf_{s}{s}{s}"),
     (SG, "submission.yaml", "precision: FP8", "precision: FP8\npassword: {s}", lambda s: s),
     (TRT, "config.yml", "stream_interval: 10", "stream_interval: 10\ntoken: '{s}'", lambda s: s),
     (TRT, "run.sh", "--port 8000", "--port 8000 --api_key {s}", lambda s: s),
     (K3, "decode.args", "--trust-remote-code\n", "--trust-remote-code\n--api-key\n{s}\n", lambda s: s),
-    (K3, "decode.args", "UCX_TLS=rc,cuda_copy", "UCX_TLS=rc,cuda_copy\nHF_TOKEN=ghp_{s}{s}", lambda s: f"ghp_{s}{s}"),
+    (K3, "decode.args", "UCX_TLS=rc,cuda_copy", "UCX_TLS=rc,cuda_copy\nHF_TOKEN=ghp_{s}{s}{s}", lambda s: f"ghp_{s}{s}{s}"),
 ]
 
 
@@ -375,5 +400,6 @@ def test_property_no_output_shows_a_secret(tmp_path_factory, form, s):
     secret = secret_of(s)
     out = outputs(d)
     for fmt, body in out.items():
-        assert not leaks(secret, body), f"form {form}: 8 characters of the secret show in the {fmt} output"
+        shown = leaks(secret, body)   # a variable: pytest would print the call's arguments
+        assert not shown, f"form {form}: 8 characters of the secret show in the {fmt} output"
     assert any(f[0] == "RED002" for f in findings(out)), f"form {form}: no RED002"

@@ -29,7 +29,8 @@ class LintResult:
 
 def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Finding]:
     """Findings of one loaded submission or loose file (load-stage findings included), inline
-    suppressions applied (suppressed findings are kept, marked)."""
+    suppressions applied (suppressed findings are kept, marked). Credentials are not masked
+    yet: whatever is printed or written goes through :func:`lint_paths` (redact.py)."""
     return _lint_unit(sub, kb or knowledge(), require_reason)[0]
 
 
@@ -102,7 +103,7 @@ def _clip(text: str) -> str:
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
                max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None) -> LintResult:
     """Lint ``paths`` (submission directories, trees of them, single files). Findings are
-    sorted, deduplicated and have credentials masked in ``sources``; ``missing`` lists paths
+    sorted, deduplicated and have credentials masked (redact.py) in their messages and in ``sources``; ``missing`` lists paths
     that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it."""
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))

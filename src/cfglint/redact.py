@@ -40,7 +40,7 @@ class Redactor:
     after cutting it short), and every whole value of SHORTEST to FRAGMENT - 1 characters.
 
     The FRAGMENT-character pieces of the credentials are kept in a Bloom filter (a bit array
-    of at least 2**20 bits, 16 to 32 per piece, three probes): memory and time stay linear however
+    of at least 2**23 bits (1 MiB), 16 to 32 per piece, three probes): memory and time stay linear however
     many credentials share a prefix (``sk-proj-``), and a false positive only hides 8
     characters too many (odds below 1e-9 per window for a few credentials, about 1e-3 for
     hundreds of thousands)."""
@@ -56,7 +56,7 @@ class Redactor:
             else:
                 pieces += len(s) - FRAGMENT + 1
         self.any = bool(values)
-        self.bits = 1 << max(20, (16 * pieces).bit_length())
+        self.bits = 1 << max(23, (16 * pieces).bit_length())
         self.filter = bytearray(self.bits >> 3) if pieces else None
         f, mask = self.filter, self.bits - 1
         for s in values:
