@@ -15,7 +15,7 @@ from .knowledge import knowledge
 from .load import Submission, load_loose_file, load_submission
 from .model import Finding, Span
 from .redact import mask_result, token_pattern
-from .textfile import MAX_BYTES
+from .textfile import MAX_BYTES, TextFile
 
 
 @dataclass(slots=True)
@@ -23,8 +23,10 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     sources: dict[str, list[str]] = field(default_factory=dict)   # display path -> lines
     paths: dict[str, str] = field(default_factory=dict)           # display path -> real path
+    files: dict[str, TextFile] = field(default_factory=dict)      # display path -> file as read, if it has fixes
     units: int = 0
     missing: list[str] = field(default_factory=list)
+    nested: list = field(default_factory=list)  # nested configurations (config.Config) for Config.apply
 
 
 def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Finding]:
@@ -89,6 +91,19 @@ def _mask_secrets(result: LintResult, kb) -> None:
         f.related = [(span, _clip(text)) for span, text in f.related]
 
 
+def _nested(result: LintResult, paths: list[str], config) -> None:
+    """Read the nested configurations that govern the linted files (config.nested_configs)."""
+    from .config import Config, nested_configs, trust_root
+
+    root = config if config is not None else Config()
+    if not root.read_nested:
+        return
+    here = [p for p in paths if os.path.lexists(p)] or ["."]
+    files = here + list(result.paths.values()) + sorted({f.span.path for f in result.findings})
+    result.nested, found = nested_configs(root, root.root_dir or trust_root(here), files, display_path)
+    result.findings += found
+
+
 MAX_WORD = 200   # characters of one word (a value, a name, a path) a message quotes in full
 _LONG_WORD = re.compile(r"\S{%d,}" % (MAX_WORD + 1))
 
@@ -101,10 +116,17 @@ def _clip(text: str) -> str:
 
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
-               max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None) -> LintResult:
+               max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None,
+               config=None) -> LintResult:
     """Lint ``paths`` (submission directories, trees of them, single files). Findings are
-    sorted, deduplicated and have credentials masked (redact.py) in their messages and in ``sources``; ``missing`` lists paths
-    that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it."""
+    sorted, deduplicated and have credentials masked (redact.py) in their messages and in
+    ``sources``; ``missing`` lists paths
+    that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it.
+
+    ``config`` is the root configuration (:class:`cfglint.config.Config`; None: defaults, which
+    allow nested configurations nothing). Configuration files below the run's root directory on
+    the way to a linted file are read as nested ones: ``nested`` holds what they may set (for
+    ``config.apply(findings, nested)``), and what they may not set is a CFG001 finding."""
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
@@ -158,9 +180,12 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                                 internal=True)]
             sub = None
         if sub is not None:
+            fixable = {f.span.path for f in findings if f.fix is not None}
             for tf in sub.texts:
                 result.sources[tf.display] = tf.lines
                 result.paths[tf.display] = tf.path
+                if tf.display in fixable:
+                    result.files[tf.display] = tf
                 read.add(os.path.realpath(tf.path))
             for upath, files_at in sub.unlisted:
                 if os.path.realpath(upath) not in queued:
@@ -171,6 +196,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                 continue
             seen.add(key)
             result.findings.append(f)
+    _nested(result, paths, config)
     _mask_secrets(result, kb)
     result.findings.sort(key=Finding.sort_key)
     return result

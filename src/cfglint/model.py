@@ -2,7 +2,8 @@
 
 A :class:`Span` is 1-based; ``col`` and ``end_col`` count Unicode code points and ``end_col``
 is exclusive (the column just past the last character), as in SARIF regions with
-``columnKind: unicodeCodePoints``.
+``columnKind: unicodeCodePoints``. Lines end at CR LF, LF or a lone CR; a UTF-8 byte-order mark
+is not part of line 1 (textfile.py holds this one definition; ``--fix`` maps spans to bytes by it).
 """
 
 from __future__ import annotations

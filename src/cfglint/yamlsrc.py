@@ -14,6 +14,7 @@ from typing import Any, Iterator
 import yaml
 
 from .model import Span
+from .textfile import LineIndex
 
 MAX_NODES = 200_000  # alias expansion guard ("billion laughs")
 
@@ -105,12 +106,14 @@ def foreign_tags(node: "YNode | None") -> list[tuple[str, Span]]:
     return out
 
 
-def _span(node: yaml.Node, path: str) -> Span:
-    s, e = node.start_mark, node.end_mark
-    return Span(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+def _span(node: yaml.Node, path: str, lines: LineIndex) -> Span:
+    """The node's span from its marks' character offsets, by cfglint's one definition of lines
+    (textfile.py): PyYAML also counts U+0085, U+2028 and U+2029 as line breaks (YAML 1.1), so
+    its own line and column numbers drift from every other position after one of them."""
+    return Span(path, *lines.position(node.start_mark.index), *lines.position(node.end_mark.index))
 
 
-def _scalar(node: yaml.ScalarNode, path: str) -> YScalar:
+def _scalar(node: yaml.ScalarNode, path: str, lines: LineIndex) -> YScalar:
     value: Any = node.value
     if node.tag in _STANDARD and node.tag != "tag:yaml.org,2002:str":
         try:
@@ -119,28 +122,28 @@ def _scalar(node: yaml.ScalarNode, path: str) -> YScalar:
             value = node.value
         if node.tag == "tag:yaml.org,2002:timestamp":
             value = node.value
-    return YScalar(value, node.value, _span(node, path), node.tag)
+    return YScalar(value, node.value, _span(node, path, lines), node.tag)
 
 
-def _convert(root: yaml.Node, path: str) -> YNode:
+def _convert(root: yaml.Node, path: str, lines: LineIndex) -> YNode:
     count = 0
 
     def conv(node: yaml.Node) -> YNode:
         nonlocal count
         count += 1
         if count > MAX_NODES:
-            raise YamlError(f"YAML expands to more than {MAX_NODES} nodes (alias bomb?)", _span(root, path))
+            raise YamlError(f"YAML expands to more than {MAX_NODES} nodes (alias bomb?)", _span(root, path, lines))
         if isinstance(node, yaml.ScalarNode):
-            return _scalar(node, path)
+            return _scalar(node, path, lines)
         if isinstance(node, yaml.SequenceNode):
-            return YSeq([conv(n) for n in node.value], _span(node, path), node.tag)
-        ymap = YMap([], _span(node, path), tag=node.tag)
+            return YSeq([conv(n) for n in node.value], _span(node, path, lines), node.tag)
+        ymap = YMap([], _span(node, path, lines), tag=node.tag)
         seen: dict[Any, YScalar] = {}
         for knode, vnode in node.value:
             if not isinstance(knode, yaml.ScalarNode):
-                k = YScalar(None, "<complex key>", _span(knode, path))
+                k = YScalar(None, "<complex key>", _span(knode, path, lines))
             else:
-                k = _scalar(knode, path)
+                k = _scalar(knode, path, lines)
             hk = k.value if isinstance(k.value, (str, int, float, bool, type(None))) else k.text
             if hk in seen:
                 ymap.duplicates.append((seen[hk], k))
@@ -160,7 +163,10 @@ def parse_yaml(text: str, path: str) -> YNode | None:
         docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        span = Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else None
+        span = None
+        if mark:
+            line, col = LineIndex(text).position(mark.index)
+            span = Span(path, line, col, line, col + 1)
         problem = err.problem or err.context or "syntax error"
         raise YamlError(f"YAML syntax error: {problem}", span) from None
     except yaml.YAMLError as err:
@@ -170,9 +176,9 @@ def parse_yaml(text: str, path: str) -> YNode | None:
     if not docs:
         return None
     if len(docs) > 1:
-        raise YamlError(f"expected one YAML document, found {len(docs)}", _span(docs[1], path))
+        raise YamlError(f"expected one YAML document, found {len(docs)}", _span(docs[1], path, LineIndex(text)))
     try:
-        return _convert(docs[0], path)
+        return _convert(docs[0], path, LineIndex(text))
     except RecursionError:
         raise YamlError("YAML nesting is too deep to parse") from None
 
