@@ -14,6 +14,7 @@ from .extract import Deployment, extract
 from .knowledge import knowledge
 from .load import Submission, load_loose_file, load_submission, merge_related
 from .model import Finding, Span
+from .redact import mask_result, token_pattern
 from .textfile import MAX_BYTES, TextFile
 
 
@@ -30,7 +31,8 @@ class LintResult:
 
 def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Finding]:
     """Findings of one loaded submission or loose file (load-stage findings included), inline
-    suppressions applied (suppressed findings are kept, marked)."""
+    suppressions applied (suppressed findings are kept, marked). Credentials are not masked
+    yet: whatever is printed or written goes through :func:`lint_paths` (redact.py)."""
     return _lint_unit(sub, kb or knowledge(), require_reason)[0]
 
 
@@ -79,29 +81,15 @@ def _orphan_finding(path: str) -> Finding:
                    Span(shown, 1, 1, 1, 1), level="warning")
 
 
-def _mask_secrets(result: LintResult) -> None:
-    """Blank every credential a finding located in the source lines kept for output, and in
-    every finding's message and related messages, so no report (context lines, messages that
-    quote a value, fingerprints) can show it; then clip every long word of those messages
-    (:func:`_clip`)."""
-    secrets: set[str] = set()
+def _mask_secrets(result: LintResult, kb) -> None:
+    """The choke point every string that leaves cfglint goes through (redact.py): credentials
+    RED002 located are hidden in the source lines findings point at and in every message,
+    related message and fix; then every long word of the messages is clipped (:func:`_clip`).
+    Reports, SARIF fingerprints and baselines only ever see the result."""
+    mask_result(result.findings, result.sources, token_pattern(kb.secrets))
     for f in result.findings:
-        s = f.span
-        lines = result.sources.get(s.path)
-        if f.secret and lines and s.line == s.end_line and 1 <= s.line <= len(lines):
-            line = lines[s.line - 1]
-            secret = line[s.col - 1: s.end_col - 1]
-            if len(secret) >= 4:
-                secrets.add(secret)
-            lines[s.line - 1] = line[: s.col - 1] + "*" * (s.end_col - s.col) + line[s.end_col - 1:]
-    pattern = re.compile("|".join(re.escape(x) for x in sorted(secrets, key=len, reverse=True))) if secrets else None
-
-    def hide(text: str) -> str:
-        return pattern.sub(lambda m: "*" * len(m.group(0)), text) if pattern else text
-
-    for f in result.findings:  # every message leaves cfglint here: credentials hidden, long values clipped
-        f.message = _clip(f.message if f.secret else hide(f.message))
-        f.related = [(span, _clip(hide(text))) for span, text in f.related]
+        f.message = _clip(f.message)
+        f.related = [(span, _clip(text)) for span, text in f.related]
 
 
 def _nested(result: LintResult, paths: list[str], config) -> None:
@@ -141,7 +129,8 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None,
                config=None) -> LintResult:
     """Lint ``paths`` (submission directories, trees of them, single files). Findings are
-    sorted, deduplicated and have credentials masked in ``sources``; ``missing`` lists paths
+    sorted, deduplicated and have credentials masked (redact.py) in their messages and in
+    ``sources``; ``missing`` lists paths
     that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it.
 
     ``config`` is the root configuration (:class:`cfglint.config.Config`; None: defaults, which
@@ -218,7 +207,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
             seen.add(key)
             result.findings.append(f)
     _nested(result, paths, config)
-    _mask_secrets(result)
+    _mask_secrets(result, kb)
     result.findings.sort(key=Finding.sort_key)
     return result
 
