@@ -346,7 +346,7 @@ def test_issue10_kind8_malformed_baseline(tmp_path, content, why):
     (".cfglint.yaml", b"select: [\xff]\n", "invalid UTF-8"),
     # a YAML configuration nested too deep or an alias bomb were exit 2 already (yamlsrc): a
     # self-referencing alias is the cheap case left
-    (".cfglint.yaml", b"select: &a [RED001, *a]\n", "nesting is too deep"),
+    (".cfglint.yaml", b"select: &a [RED001, *a]\n", "YAML alias inside the node it names"),
     ("pyproject.toml", b"[tool.cfglint]\nselect = [\"\xff\"]\n", "invalid UTF-8"),
 ])
 def test_broken_configuration_is_one_line(tmp_path, name, content, why):

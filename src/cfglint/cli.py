@@ -127,10 +127,15 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         except OSError as err:
             click.echo(f"cfglint: error: cannot write {write_baseline}: {err.strerror}", err=True)
             sys.exit(2)
-        click.echo(f"cfglint: wrote {sum(1 for f in result.findings if not f.suppressed)} finding(s) to {write_baseline}", err=True)
+        from .baseline import recordable
+
+        secrets = sum(1 for f in result.findings if f.secret and not f.suppressed)
+        click.echo(f"cfglint: wrote {sum(1 for f in result.findings if recordable(f))} finding(s) to {write_baseline}"
+                   + (f"; {secrets} credential(s) (RED002) not recorded: a baseline never accepts a secret, "
+                      f"revoke it and remove it" if secrets else ""), err=True)
         sys.exit(0)
     if baseline_file:
-        from .baseline import base_dir, fingerprint, read
+        from .baseline import base_dir, new_findings, read
 
         try:
             known = read(baseline_file)
@@ -138,7 +143,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             click.echo(f"cfglint: error: cannot read baseline {baseline_file}: {err}", err=True)
             sys.exit(2)
         rel = base_dir(baseline_file)
-        result.findings = [f for f in result.findings if fingerprint(f, result.sources, rel) not in known]
+        result.findings = new_findings(result.findings, known, result.sources, rel)   # RED002 always kept
     if result.units == 0:
         click.echo("cfglint: warning: no submission (a directory with submission.yaml) found; "
                    "pass launch or engine files to lint them on their own", err=True)

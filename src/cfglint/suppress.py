@@ -4,7 +4,10 @@ rule families (``RED``). Works in shell, worker argument files and YAML (all use
 
 Suppressed findings stay in the result (SARIF reports them with ``suppressions``); a
 directive that silences nothing is itself a finding (SUP001), and so is one without a reason
-when the configuration requires reasons (SUP002).
+when the configuration requires reasons (SUP002). A leaked secret (RED002) is never silenced
+inline: the directive sits in the contributor's own file, and a secret once committed must be
+rotated, so such a directive is a SUP001 that says so (a false positive is ignored in the
+repository's root configuration instead).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from dataclasses import dataclass, field
 
 from .model import Finding, Span, rule_matches
 from .textfile import TextFile
+
+UNSUPPRESSIBLE = frozenset({"RED002"})
 
 DIRECTIVE = re.compile(r"#\s*cfglint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\s]+?)\s*(?:--\s*(.*?))?\s*$")
 
@@ -25,6 +30,7 @@ class Directive:
     span: Span
     whole_file: bool
     used: bool = False
+    refused: bool = False
     lines: tuple[int, ...] = field(default=())
 
 
@@ -68,6 +74,9 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
     for f in findings:
         for d in by_file.get(f.span.path, []):
             if rule_matches(f.rule_id, d.ids) and (d.whole_file or f.span.line in d.lines):
+                if f.rule_id in UNSUPPRESSIBLE:
+                    d.refused = True
+                    continue
                 f.suppressed = d.reason or "suppressed in source"
                 d.used = True
                 break
@@ -81,6 +90,11 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
             if unknown:
                 extra.append(Finding("SUP001", f"this suppression names unknown rule(s) {', '.join(unknown)}; "
                                                f"see 'cfglint rules'", d.span))
+            elif d.refused:
+                extra.append(Finding("SUP001", "RED002 (a leaked secret) cannot be suppressed inline: rotate the "
+                                               "secret and remove it; for a false positive, ignore RED002 for this "
+                                               "file in the repository's root configuration (per-file-ignores)",
+                                     d.span))
             elif not d.used:
                 extra.append(Finding("SUP001", f"this suppression of {', '.join(d.ids)} silences nothing; remove it",
                                      d.span))
