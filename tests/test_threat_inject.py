@@ -299,3 +299,19 @@ def test_property_no_workflow_command_or_control_character_from_input(tmp_path_f
         assert_safe(fmt, body)
     assert _check_carets(bodies["text"], result) >= 1
     shutil.rmtree(base, ignore_errors=True)
+
+
+def test_standard_error_quotes_input_neutralized(tmp_path, monkeypatch):
+    """Diagnostics on standard error quote input too (a contributor's configuration value, a file
+    name pre-commit passes): they go through the same neutralizing step as the reports."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".cfglint.yaml").write_text('select: ["##[group]x\\e[2J"]\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", "."])
+    assert result.exit_code == 2
+    assert "##[" not in result.stderr and "\x1b" not in result.stderr and "##\\x5b" in result.stderr
+    (tmp_path / ".cfglint.yaml").unlink()
+    result = CliRunner().invoke(main, ["check", "##[group]x", "\x1b]52;c;cHduZWQ=\x07"])
+    assert result.exit_code == 2
+    assert "##[" not in result.stderr and "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert not any(line.lstrip().startswith("::") for line in result.stderr.splitlines())

@@ -13,6 +13,16 @@ import click
 
 from . import __version__
 
+
+def _say(message: str) -> None:
+    """Write a diagnostic line to standard error. Every one of them goes through here: input
+    quoted in it (a file name, a configuration value) is neutralized like report text, so
+    pre-commit's output in a CI log can never carry a workflow command or a terminal control."""
+    from .neutral import neutralize
+
+    click.echo("\n".join(neutralize(line) for line in message.split("\n")), err=True)
+
+
 FORMATS = ("text", "json", "github", "sarif")
 
 
@@ -65,7 +75,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     try:
         cfg = load_config(None if no_config else (config_file or find_config(targets, root_dir)))
     except ConfigError as err:
-        click.echo(f"cfglint: error: {err}", err=True)
+        _say(f"cfglint: error: {err}")
         sys.exit(2)
     cfg.root_dir, cfg.read_nested = root_dir, not no_config
     try:
@@ -78,21 +88,21 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             check_selectors(more, "--ignore", known)
             cfg.ignore += more
     except ConfigError as err:
-        click.echo(f"cfglint: error: {err}", err=True)
+        _say(f"cfglint: error: {err}")
         sys.exit(2)
     fail_level = fail_level or cfg.fail_level
     extra = tuple(cfg.knowledge) + tuple(knowledge_files)
     try:
         knowledge(extra)
     except KnowledgeError as err:
-        click.echo(f"cfglint: error: {err}", err=True)
+        _say(f"cfglint: error: {err}")
         sys.exit(2)
     if max_file_size:
         cfg.max_file_size = max_file_size
     result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg)
     if result.missing:
         for m in result.missing:
-            click.echo(f"cfglint: error: no such file or directory: {printable(m)}", err=True)
+            _say(f"cfglint: error: no such file or directory: {printable(m)}")
         sys.exit(2)
     result.findings = cfg.apply(result.findings, result.nested)
     if fix:
@@ -110,12 +120,12 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         try:
             done = apply_fixes(result.findings, {k: v for k, v in result.files.items() if k not in linked})
         except OSError as err:
-            click.echo(f"cfglint: error: cannot fix: {err.strerror or err}", err=True)
+            _say(f"cfglint: error: cannot fix: {err.strerror or err}")
             sys.exit(2)
         for note in done.notes:
-            click.echo(f"cfglint: {note}", err=True)
+            _say(f"cfglint: {note}")
         if done.fixed:
-            click.echo(f"cfglint: fixed {done.fixed} finding(s)", err=True)
+            _say(f"cfglint: fixed {done.fixed} finding(s)")
             result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg)
             result.findings = cfg.apply(result.findings, result.nested)
         result.findings = sorted(result.findings + cfg.apply(notes), key=Finding.sort_key)
@@ -125,14 +135,14 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         try:
             write(write_baseline, result.findings, result.sources)
         except OSError as err:
-            click.echo(f"cfglint: error: cannot write {write_baseline}: {err.strerror}", err=True)
+            _say(f"cfglint: error: cannot write {write_baseline}: {err.strerror}")
             sys.exit(2)
         from .baseline import recordable
 
         secrets = sum(1 for f in result.findings if f.secret and not f.suppressed)
-        click.echo(f"cfglint: wrote {sum(1 for f in result.findings if recordable(f))} finding(s) to {write_baseline}"
+        _say(f"cfglint: wrote {sum(1 for f in result.findings if recordable(f))} finding(s) to {write_baseline}"
                    + (f"; {secrets} credential(s) (RED002) not recorded: a baseline never accepts a secret, "
-                      f"revoke it and remove it" if secrets else ""), err=True)
+                      f"revoke it and remove it" if secrets else ""))
         sys.exit(0)
     if baseline_file:
         from .baseline import base_dir, new_findings, read
@@ -140,13 +150,13 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         try:
             known = read(baseline_file)
         except (OSError, ValueError) as err:
-            click.echo(f"cfglint: error: cannot read baseline {baseline_file}: {err}", err=True)
+            _say(f"cfglint: error: cannot read baseline {baseline_file}: {err}")
             sys.exit(2)
         rel = base_dir(baseline_file)
         result.findings = new_findings(result.findings, known, result.sources, rel)   # RED002 always kept
     if result.units == 0:
-        click.echo("cfglint: warning: no submission (a directory with submission.yaml) found; "
-                   "pass launch or engine files to lint them on their own", err=True)
+        _say("cfglint: warning: no submission (a directory with submission.yaml) found; "
+                   "pass launch or engine files to lint them on their own")
     failing = [f for f in result.findings if not f.suppressed and level_rank(f.level) >= level_rank(fail_level)]
     code = 1 if failing else 0
     rules = all_rules()
@@ -164,10 +174,10 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         try:  # atomically, never through a symbolic link (safeio)
             atomic_write(output, body, make_parents=True)
         except OSError as err:
-            click.echo(f"cfglint: error: cannot write {output}: {err.strerror}", err=True)
+            _say(f"cfglint: error: cannot write {output}: {err.strerror}")
             sys.exit(2)
         if fmt != "text":
-            click.echo(report.summarize(result.findings, result.units), err=True)
+            _say(report.summarize(result.findings, result.units))
     else:
         click.echo(body, nl=False)
     sys.exit(code)
@@ -191,7 +201,7 @@ def show_rule(rule_id: str) -> None:
 
     r = all_rules().get(rule_id.upper())
     if r is None:
-        click.echo(f"cfglint: error: unknown rule {rule_id!r}; see 'cfglint rules'", err=True)
+        _say(f"cfglint: error: unknown rule {rule_id!r}; see 'cfglint rules'")
         sys.exit(2)
     click.echo(render(r))
 
@@ -212,6 +222,6 @@ def write_docs(directory: str) -> None:
             atomic_write(os.path.join(directory, f"{r.id}.md"), render(r))
         atomic_write(os.path.join(directory, "README.md"), index(rules))
     except OSError as err:
-        click.echo(f"cfglint: error: cannot write {err.filename}: {err.strerror}", err=True)
+        _say(f"cfglint: error: cannot write {err.filename}: {err.strerror}")
         sys.exit(2)
-    click.echo(f"cfglint: wrote {len(rules)} rule pages to {directory}", err=True)
+    _say(f"cfglint: wrote {len(rules)} rule pages to {directory}")
