@@ -82,6 +82,10 @@ def test_config_errors_have_positions_and_exit_2(project, name, text, where):
 
 
 def test_paths_are_relative_to_the_config_and_baseline_not_the_working_directory(project):
+    # project is a git working tree: its top is the root directory (and .cfglint.yaml the root
+    # configuration) wherever cfglint runs; outside any working tree, a configuration below the
+    # directory cfglint runs in would be a nested one (tests/test_threat_config.py)
+    (project / ".git").mkdir()
     (project / ".cfglint.yaml").write_text("per-file-ignores: {'s/decode.args': [RED001]}\n")
     inside = run(project)[1]
     outside = subprocess.run([CFGLINT, "check", str(project / "s"), "-f", "json"], cwd=project.parent,

@@ -157,7 +157,7 @@ def _fix(d: Path) -> int:
     from cfglint.fix import apply_fixes
 
     result = lint_paths([str(d)])
-    return apply_fixes(result.findings, result.paths)
+    return apply_fixes(result.findings, result.files).fixed
 
 
 def test_fix_does_not_cut_a_shell_expansion(tmp_path):

@@ -21,9 +21,14 @@ RULES = sorted(all_rules())
 def _build(rule_id: str, tmp_path: Path, failing: bool) -> Path:
     ex = examples()[rule_id]
     d = copy_submission(ex["base"], tmp_path)
+    if ex.get("repository"):  # e.g. CFG001: tmp_path is the top of a git working tree
+        (tmp_path / ".git").mkdir()
     for step in (ex.get("setup") or []) + ([ex["change"]] if failing else []):
         if "rename" in step:  # e.g. SUB004: the manifest renamed away
             (d / step["file"]).rename(d / step["rename"])
+        elif "create" in step:  # e.g. CFG001: a contributor's own configuration file
+            assert not (d / step["file"]).exists(), step
+            (d / step["file"]).write_text(step["create"], encoding="utf-8")
         else:
             replace_once(d / step["file"], step["before"], step["after"])
     return d

@@ -230,6 +230,9 @@ def test_sarif_with_a_finding_of_every_rule_is_valid(cfglint_exe, multitool, sar
             if "rename" in step:  # SUB004: the manifest renamed away
                 path.rename(d / step["rename"])
                 continue
+            if "create" in step:  # CFG001: a configuration file below the root directory
+                path.write_text(step["create"], encoding="utf-8")
+                continue
             path.write_text(path.read_text(encoding="utf-8").replace(step["before"], step["after"], 1), encoding="utf-8")
     (tmp_path / ".cfglint.yaml").write_text("require-reason: true\n")
     out = tmp_path / "out.sarif"

@@ -95,3 +95,20 @@ def test_summary_counts_suppressed_findings(tmp_path):
                      "# cfglint: disable=RED001 -- site cache\n--speculative-draft-model-path")
     out = subprocess.run([str(CFGLINT), "check", str(d)], capture_output=True, text=True).stdout
     assert out.strip().endswith("(2 suppressed in source)")
+
+
+def test_a_leaked_secret_cannot_be_suppressed_inline(tmp_path):
+    """A contributor's own '# cfglint: disable=RED002' (or disable-file=RED) silences nothing: the
+    secret stays an active RED002 and the directive is a SUP001 that says how to handle it."""
+    token = "hf_" + "Q7" * 17
+    for directive in ("# cfglint: disable=RED002 -- test key", "# cfglint: disable-file=RED -- test key"):
+        d = copy_submission(KIMI_B300, tmp_path / directive.split("=")[0][-12:].strip(": "))
+        replace_once(d / "run.sh", "docker run", f"{directive}\ndocker run -e HF_TOKEN={token}")
+        found = lint_paths([str(d)]).findings
+        secret = [f for f in found if f.rule_id == "RED002"]
+        assert [(f.span.line, bool(f.suppressed)) for f in secret] == [(3, False)], directive
+        sup = [f for f in found if f.rule_id == "SUP001"]
+        assert [(f.span.line, f.span.col) for f in sup] == [(2, 1)], directive
+        assert "cannot be suppressed inline" in sup[0].message and "root configuration" in sup[0].message
+        proc = subprocess.run([str(CFGLINT), "check", str(d), "--no-config"], capture_output=True, text=True)
+        assert proc.returncode == 1 and token not in proc.stdout

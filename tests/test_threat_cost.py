@@ -75,9 +75,13 @@ def _best(d: Path) -> tuple[float, object]:
     best, result = float("inf"), None
     for _ in range(BEST):
         gc.collect()  # start each run from the same heap: no collection debt from the last one
-        t = time.perf_counter()
-        result = lint_paths([str(d)])
-        best = min(best, time.perf_counter() - t)
+        gc.disable()  # and time the code, not the collector's passes over the test process's heap
+        try:
+            t = time.perf_counter()
+            result = lint_paths([str(d)])
+            best = min(best, time.perf_counter() - t)
+        finally:
+            gc.enable()
     return best, result
 
 
@@ -98,7 +102,7 @@ def _ratio(tmp_path, make, family: str, x: int) -> tuple[float, float, object]:
 SHELL_FAMILIES = [
     ("comment_paths", 2500),       # 10 KB -> 100 KB, the issue's size
     ("non_ascii_line", 1000),      # 5 KB -> 50 KB (the issue: 400 KB, 24 s; see also the column test below)
-    ("exports_commands", 300),
+    ("exports_commands", 500),
     ("exports_launches", 300),
     ("help_and_hosts", 100),
     ("expanded_value", 200),
@@ -208,8 +212,8 @@ def test_the_coverage_note_lists_a_bounded_number_of_gaps(tmp_path):
     (d / "run.sh").write_text(RUN + "".join(f" --unknown-{i} 1" for i in range(300)) + "\n", encoding="utf-8")
     cov = [f for f in lint_paths([str(d)]).findings if f.rule_id == "COV001"]
     assert len(cov) == 1
-    listed = cov[0].message.count("; ") + 1
-    assert listed <= MAX_LISTED + 1 and "more (see the related locations)" in cov[0].message
+    assert cov[0].message.startswith("not checked (301)")
+    assert cov[0].message.count("flag names of SGLang 0.0.1") <= MAX_LISTED  # the rest: related locations
     assert len(cov[0].related) > MAX_LISTED
 
 

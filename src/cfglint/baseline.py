@@ -2,7 +2,13 @@
 
 A finding is identified by its rule, file and the text of its line (not the line number), so
 a baseline survives unrelated lines moving: the same key as SARIF's
-``partialFingerprints.primaryLocationLineHash``.
+``partialFingerprints.primaryLocationLineHash``. The line text is the masked one (redact.py):
+neither a baseline nor a fingerprint is made from a credential.
+
+A credential (RED002, ``Finding.secret``) is never accepted by a baseline: ``write`` leaves it
+out and :func:`new_findings` never hides it. Its line is masked with ``*`` of the same length,
+so a fingerprint could not tell a new credential from a baselined one of the same length; and a
+published credential must be revoked, not recorded.
 """
 
 from __future__ import annotations
@@ -30,13 +36,25 @@ def base_dir(baseline_path: str) -> str:
     return os.path.dirname(os.path.abspath(baseline_path))
 
 
+def recordable(f: Finding) -> bool:
+    """Whether a baseline may hold ``f``: an active finding that is not a credential."""
+    return not f.suppressed and not f.secret
+
+
+def new_findings(findings: list[Finding], known: set[str], sources: dict[str, list[str]],
+                 relative_to: str) -> list[Finding]:
+    """``findings`` without those a baseline (``known`` fingerprints, paths relative to
+    ``relative_to``) records; a credential (RED002) is always kept."""
+    return [f for f in findings if f.secret or fingerprint(f, sources, relative_to) not in known]
+
+
 def write(path: str, findings: list[Finding], sources: dict[str, list[str]]) -> None:
-    """Write the active findings' fingerprints (with rule and place, for people) to ``path``.
-    Raises OSError."""
+    """Write the fingerprints (with rule and place, for people) of the findings a baseline may
+    hold (:func:`recordable`: no credential) to ``path``. Raises OSError."""
     rel = base_dir(path)
     entries = sorted({(fingerprint(f, sources, rel), f.rule_id,
                        os.path.relpath(os.path.abspath(f.span.path), rel).replace(os.sep, "/"))
-                      for f in findings if not f.suppressed})
+                      for f in findings if recordable(f)})
     with open(path, "w", encoding="utf-8") as fh:
         json.dump({"cfglint-baseline": 1, "findings": [{"fingerprint": h, "rule": r, "path": p} for h, r, p in entries]},
                   fh, indent=2)

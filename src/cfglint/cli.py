@@ -36,7 +36,9 @@ def main() -> None:
 @click.option("--select", default=None, help="Comma-separated rule ids or families to report (overrides the config).")
 @click.option("--ignore", default=None, help="Comma-separated rule ids or families not to report (added to the config's).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
-              help="Configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint]).")
+              help="Root configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint] "
+                   "at or above the top of the git working tree; configuration files below it may set only what "
+                   "the root's allow-nested lists).")
 @click.option("--no-config", is_flag=True, help="Ignore configuration files.")
 @click.option("--max-file-size", type=click.IntRange(min=1), default=None,
               help="Files larger than this many bytes are reported (IO001), not read (default 10 MiB).")
@@ -52,17 +54,19 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
-    from .config import ConfigError, check_selectors, find_config, load_config
+    from .config import ConfigError, check_selectors, find_config, load_config, trust_root
     from .knowledge import KnowledgeError, knowledge
     from .lint import lint_paths
     from .model import level_rank
 
     targets = list(paths) or ["."]
+    root_dir = trust_root([t for t in targets if os.path.lexists(t)] or ["."])
     try:
-        cfg = load_config(None if no_config else (config_file or find_config(targets)))
+        cfg = load_config(None if no_config else (config_file or find_config(targets, root_dir)))
     except ConfigError as err:
         click.echo(f"cfglint: error: {err}", err=True)
         sys.exit(2)
+    cfg.root_dir, cfg.read_nested = root_dir, not no_config
     try:
         known = list(all_rules())
         if select is not None:
@@ -84,24 +88,26 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         sys.exit(2)
     if max_file_size:
         cfg.max_file_size = max_file_size
-    result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges)
+    result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg)
     if result.missing:
         for m in result.missing:
             click.echo(f"cfglint: error: no such file or directory: {m}", err=True)
         sys.exit(2)
-    result.findings = cfg.apply(result.findings)
+    result.findings = cfg.apply(result.findings, result.nested)
     if fix:
         from .fix import apply_fixes
 
         try:
-            fixed = apply_fixes(result.findings, result.paths)
+            done = apply_fixes(result.findings, result.files)
         except OSError as err:
             click.echo(f"cfglint: error: cannot fix: {err}", err=True)
             sys.exit(2)
-        if fixed:
-            click.echo(f"cfglint: fixed {fixed} finding(s)", err=True)
-            result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges)
-            result.findings = cfg.apply(result.findings)
+        for note in done.notes:
+            click.echo(f"cfglint: {note}", err=True)
+        if done.fixed:
+            click.echo(f"cfglint: fixed {done.fixed} finding(s)", err=True)
+            result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg)
+            result.findings = cfg.apply(result.findings, result.nested)
     if write_baseline:
         from .baseline import write
 
@@ -110,10 +116,15 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         except OSError as err:
             click.echo(f"cfglint: error: cannot write {write_baseline}: {err.strerror}", err=True)
             sys.exit(2)
-        click.echo(f"cfglint: wrote {sum(1 for f in result.findings if not f.suppressed)} finding(s) to {write_baseline}", err=True)
+        from .baseline import recordable
+
+        secrets = sum(1 for f in result.findings if f.secret and not f.suppressed)
+        click.echo(f"cfglint: wrote {sum(1 for f in result.findings if recordable(f))} finding(s) to {write_baseline}"
+                   + (f"; {secrets} credential(s) (RED002) not recorded: a baseline never accepts a secret, "
+                      f"revoke it and remove it" if secrets else ""), err=True)
         sys.exit(0)
     if baseline_file:
-        from .baseline import base_dir, fingerprint, read
+        from .baseline import base_dir, new_findings, read
 
         try:
             known = read(baseline_file)
@@ -121,7 +132,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             click.echo(f"cfglint: error: cannot read baseline {baseline_file}: {err}", err=True)
             sys.exit(2)
         rel = base_dir(baseline_file)
-        result.findings = [f for f in result.findings if fingerprint(f, result.sources, rel) not in known]
+        result.findings = new_findings(result.findings, known, result.sources, rel)   # RED002 always kept
     if result.units == 0:
         click.echo("cfglint: warning: no submission (a directory with submission.yaml) found; "
                    "pass launch or engine files to lint them on their own", err=True)

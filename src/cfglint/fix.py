@@ -1,14 +1,28 @@
 """``--fix``: apply mechanical fixes (a finding's ``fix`` text replaces its span) in place.
 
-Only the span's characters change: comments, quoting, indentation and line ends elsewhere in
-the file stay byte for byte.
+Fixes are edits of the bytes the lint read (:attr:`TextFile.data`): a span's line and columns
+become byte offsets by the one definition of lines and columns (textfile.py), so a byte-order
+mark, CR LF, lone CR line breaks and non-ASCII text before a span cannot move it. Only the
+spans' bytes change: comments, quoting, indentation, line breaks and every other byte stay as
+they were. A span that holds part of a line break, or of a shell expansion, bracket or quote,
+is not fixed.
+
+Overlapping fixes on one file are resolved before any is applied: the same edit found twice is
+made once; a fix whose span contains the others' spans is applied and covers them (``cp
+/home/10.0.0.1/x .``: the path becomes ``<host-path>``, the address inside it goes with it);
+fixes with the same replacement whose spans overlap become one edit of their union; any other
+overlap (different replacements of the same text, a partial overlap) is not applied, with a
+note. A file whose bytes changed since the lint read them is not written, with a note.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from .model import Finding
+from .textfile import ByteMap, TextFile
 
 
 def _whole(text: str) -> bool:
@@ -20,31 +34,110 @@ def _whole(text: str) -> bool:
     return text.count('"') % 2 == 0 and text.count("'") % 2 == 0 and text.count("`") % 2 == 0
 
 
-def apply_fixes(findings: list[Finding], paths: dict[str, str]) -> int:
-    """Apply the fixes of active single-line findings. ``paths`` maps a display path to the
-    file's real path. A fix whose span would cut a shell expansion, bracket or quote in two is
-    not applied. Returns the number of replacements made; raises OSError."""
+@dataclass(slots=True)
+class Edit:
+    """Replace bytes [start, end) of one file by ``text``, for ``findings``."""
+
+    start: int
+    end: int
+    text: str
+    findings: list[Finding]
+
+
+@dataclass(slots=True)
+class FixReport:
+    """What ``--fix`` did: ``fixed`` findings (a finding whose span a bigger fix replaced
+    counts), ``edits`` replacements made, ``files`` written, and one ``notes`` line per fix not
+    applied (``path:line:col: RULE not fixed: why``; no text of the file is quoted)."""
+
+    fixed: int = 0
+    edits: int = 0
+    files: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _note(f: Finding, why: str) -> str:
+    return f"{f.span}: {f.rule_id} not fixed: {why}"
+
+
+def _plan(fs: list[Finding], tf: TextFile, notes: list[str]) -> list[Edit]:
+    """The edits of one file's fixes: positions checked, overlaps resolved, sorted by offset,
+    none overlapping another."""
+    where = ByteMap(tf)
+    edits: list[Edit] = []
+    for f in sorted(fs, key=lambda f: (f.span.line, f.span.col)):
+        s = f.span
+        if s.line != s.end_line:
+            notes.append(_note(f, "the span runs over several lines"))
+            continue
+        at = where.byte_range(s.line, s.col, s.end_col)
+        if at is None or at[0] == at[1]:
+            notes.append(_note(f, "the span is not inside one line of the file as read"))
+            continue
+        if not _whole(tf.data[at[0]:at[1]].decode("utf-8", "replace")):
+            notes.append(_note(f, "the replacement would cut a shell expansion, bracket or quote in two"))
+            continue
+        edits.append(Edit(at[0], at[1], f.fix or "", [f]))
+    edits.sort(key=lambda e: (e.start, -e.end))
+    groups: list[list[Edit]] = []   # runs of edits that overlap one another
+    reach = -1                       # the end of the last run
+    for e in edits:
+        if e.start < reach:
+            groups[-1].append(e)
+        else:
+            groups.append([e])
+        reach = max(reach, e.end)
+    out = []
+    for group in groups:
+        start, end = group[0].start, max(e.end for e in group)
+        found = [f for e in group for f in e.findings]
+        outer = {e.text for e in group if (e.start, e.end) == (start, end)}
+        texts = {e.text for e in group}
+        if len(outer) == 1 or (not outer and len(texts) == 1):
+            if _whole(tf.data[start:end].decode("utf-8", "replace")):
+                out.append(Edit(start, end, (outer or texts).pop(), found))
+            else:
+                notes += [_note(f, "its span and the overlapping ones together would cut a shell expansion, "
+                                   "bracket or quote in two") for f in found]
+            continue
+        for f in found:
+            others = sorted({f"{o.rule_id} at {o.span}" for o in found[:4] if o is not f})
+            more = f" and {len(found) - 4} more" if len(found) > 4 else ""
+            notes.append(_note(f, f"its span overlaps the fix of {', '.join(others[:3])}{more}, "
+                                  "which replaces it differently"))
+    return out
+
+
+def apply_fixes(findings: list[Finding], files: dict[str, TextFile]) -> FixReport:
+    """Apply the fixes of active (not suppressed) findings to the files they are in. ``files``
+    maps a display path to the file as the lint read it (:attr:`LintResult.files`). A file is
+    written only when its bytes on disk are still the bytes the lint read (a file gone or
+    unreadable since counts as changed). Raises OSError when a file cannot be written."""
     per_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
-        if f.fix is not None and not f.suppressed and f.span.line == f.span.end_line and f.span.path in paths:
+        if f.fix is not None and not f.suppressed and f.span.path in files:
             per_file[f.span.path].append(f)
-    done = 0
+    report = FixReport()
     for display, fs in per_file.items():
-        path = paths[display]
-        with open(path, encoding="utf-8", newline="") as fh:
-            text = fh.read()
-        lines = text.split("\n")
-        seen = set()
-        for f in sorted(fs, key=lambda f: (f.span.line, f.span.col), reverse=True):
-            key = (f.span.line, f.span.col, f.span.end_col)
-            if key in seen:
-                continue
-            seen.add(key)
-            line = lines[f.span.line - 1]
-            if not _whole(line[f.span.col - 1: f.span.end_col - 1]):
-                continue
-            lines[f.span.line - 1] = line[: f.span.col - 1] + f.fix + line[f.span.end_col - 1:]
-            done += 1
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            fh.write("\n".join(lines))
-    return done
+        tf = files[display]
+        edits = _plan(fs, tf, report.notes)
+        if not edits:
+            continue
+        try:
+            with open(tf.path, "rb") as fh:
+                current = fh.read(len(tf.data) + 1)
+        except OSError:
+            current = None   # gone or unreadable since: changed
+        if current != tf.data:
+            report.notes += [_note(f, "the file changed since cfglint read it") for e in edits for f in e.findings]
+            continue
+        parts, at = [], 0
+        for e in edits:
+            parts += [tf.data[at:e.start], e.text.encode("utf-8")]
+            at = e.end
+        parts.append(tf.data[at:])
+        Path(tf.path).write_bytes(b"".join(parts))
+        report.files.append(display)
+        report.edits += len(edits)
+        report.fixed += sum(len(e.findings) for e in edits)
+    return report

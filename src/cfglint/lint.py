@@ -12,9 +12,10 @@ from .checks import all_rules, run_checks
 from .discover import MANIFEST, discover, display_path
 from .extract import Deployment, extract
 from .knowledge import knowledge
-from .load import Submission, load_loose_file, load_submission
+from .load import Submission, load_loose_file, load_submission, merge_related
 from .model import Finding, Span
-from .textfile import MAX_BYTES
+from .redact import mask_result, token_pattern
+from .textfile import MAX_BYTES, TextFile
 
 
 @dataclass(slots=True)
@@ -22,13 +23,16 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     sources: dict[str, list[str]] = field(default_factory=dict)   # display path -> lines
     paths: dict[str, str] = field(default_factory=dict)           # display path -> real path
+    files: dict[str, TextFile] = field(default_factory=dict)      # display path -> file as read, if it has fixes
     units: int = 0
     missing: list[str] = field(default_factory=list)
+    nested: list = field(default_factory=list)  # nested configurations (config.Config) for Config.apply
 
 
 def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Finding]:
     """Findings of one loaded submission or loose file (load-stage findings included), inline
-    suppressions applied (suppressed findings are kept, marked)."""
+    suppressions applied (suppressed findings are kept, marked). Credentials are not masked
+    yet: whatever is printed or written goes through :func:`lint_paths` (redact.py)."""
     return _lint_unit(sub, kb or knowledge(), require_reason)[0]
 
 
@@ -39,6 +43,7 @@ def _lint_unit(sub: Submission, kb, require_reason: bool) -> tuple[list[Finding]
         Finding("IO001", "shell syntax error in this bash -c string (unbalanced quote, bracket or keyword?): "
                          "the shell refuses it, and the commands in it may be misread", span, level="warning")
         for span in deployment.shell_errors] + run_checks(sub, deployment, kb)
+    merge_related(findings, sub)
     commands = {path: [(c.span.line, c.span.end_line) for c in parsed.commands]
                 for path, parsed, _role, is_args in sub.launches if not is_args}
     findings += suppress.apply(findings, sub.texts, require_reason, commands)
@@ -76,47 +81,62 @@ def _orphan_finding(path: str) -> Finding:
                    Span(shown, 1, 1, 1, 1), level="warning")
 
 
-def _mask_secrets(result: LintResult) -> None:
-    """Blank every credential a finding located in the source lines kept for output, and in
-    every finding's message and related messages, so no report (context lines, messages that
-    quote a value, fingerprints) can show it; then clip every long word of those messages
-    (:func:`_clip`)."""
-    secrets: set[str] = set()
+def _mask_secrets(result: LintResult, kb) -> None:
+    """The choke point every string that leaves cfglint goes through (redact.py): credentials
+    RED002 located are hidden in the source lines findings point at and in every message,
+    related message and fix; then every long word of the messages is clipped (:func:`_clip`).
+    Reports, SARIF fingerprints and baselines only ever see the result."""
+    mask_result(result.findings, result.sources, token_pattern(kb.secrets))
     for f in result.findings:
-        s = f.span
-        lines = result.sources.get(s.path)
-        if f.secret and lines and s.line == s.end_line and 1 <= s.line <= len(lines):
-            line = lines[s.line - 1]
-            secret = line[s.col - 1: s.end_col - 1]
-            if len(secret) >= 4:
-                secrets.add(secret)
-            lines[s.line - 1] = line[: s.col - 1] + "*" * (s.end_col - s.col) + line[s.end_col - 1:]
-    pattern = re.compile("|".join(re.escape(x) for x in sorted(secrets, key=len, reverse=True))) if secrets else None
+        f.message = _clip(f.message)
+        f.related = [(span, _clip(text)) for span, text in f.related]
 
-    def hide(text: str) -> str:
-        return pattern.sub(lambda m: "*" * len(m.group(0)), text) if pattern else text
 
-    for f in result.findings:  # every message leaves cfglint here: credentials hidden, long values clipped
-        f.message = _clip(f.message if f.secret else hide(f.message))
-        f.related = [(span, _clip(hide(text))) for span, text in f.related]
+def _nested(result: LintResult, paths: list[str], config) -> None:
+    """Read the nested configurations that govern the linted files (config.nested_configs)."""
+    from .config import Config, nested_configs, trust_root
+
+    root = config if config is not None else Config()
+    if not root.read_nested:
+        return
+    here = [p for p in paths if os.path.lexists(p)] or ["."]
+    files = here + list(result.paths.values()) + sorted({f.span.path for f in result.findings})
+    result.nested, found = nested_configs(root, root.root_dir or trust_root(here), files, display_path)
+    result.findings += found
 
 
 MAX_WORD = 200   # characters of one word (a value, a name, a path) a message quotes in full
 _LONG_WORD = re.compile(r"\S{%d,}" % (MAX_WORD + 1))
+# a value quoted in a message ('...'): the rules quote what they read with single quotes, and a
+# value may hold spaces (one YAML alias of a 10 KB sentence in every field). An opening quote
+# follows the start, a space or one of ( [ : = , and a closing quote ends a word: neither the
+# apostrophe of "SGLang's" nor the text between two quoted values counts
+_LONG_QUOTED = re.compile(r"(?<![^\s(\[:=,])'(?!\s)([^'\n]{%d,})'(?!\w)" % (MAX_WORD + 1))
+MAX_MESSAGE = 4000  # characters of one message, whatever it quotes
 
 
 def _clip(text: str) -> str:
-    """``text`` with every word longer than MAX_WORD characters cut to its start and its length:
-    messages quote values from the linted files, and a 1 MB model name must not make a 1 MB
-    message (three times over, in every output format)."""
-    return _LONG_WORD.sub(lambda m: f"{m.group(0)[:60]}...({len(m.group(0))} characters)", text)
+    """``text`` with every quoted value and every word longer than MAX_WORD characters cut to its
+    start and its length, and the whole cut at MAX_MESSAGE characters: messages quote values from
+    the linted files, and a 1 MB model name must not make a 1 MB message (three times over, in
+    every output format)."""
+    text = _LONG_QUOTED.sub(lambda m: f"'{m.group(1)[:60]}...({len(m.group(1))} characters)'", text)
+    text = _LONG_WORD.sub(lambda m: f"{m.group(0)[:60]}...({len(m.group(0))} characters)", text)
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + f"...(message cut, {len(text)} characters)"
 
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
-               max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None) -> LintResult:
+               max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None,
+               config=None) -> LintResult:
     """Lint ``paths`` (submission directories, trees of them, single files). Findings are
-    sorted, deduplicated and have credentials masked in ``sources``; ``missing`` lists paths
-    that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it."""
+    sorted, deduplicated and have credentials masked (redact.py) in their messages and in
+    ``sources``; ``missing`` lists paths
+    that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it.
+
+    ``config`` is the root configuration (:class:`cfglint.config.Config`; None: defaults, which
+    allow nested configurations nothing). Configuration files below the run's root directory on
+    the way to a linted file are read as nested ones: ``nested`` holds what they may set (for
+    ``config.apply(findings, nested)``), and what they may not set is a CFG001 finding."""
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
@@ -170,9 +190,12 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                                 internal=True)]
             sub = None
         if sub is not None:
+            fixable = {f.span.path for f in findings if f.fix is not None}
             for tf in sub.texts:
                 result.sources[tf.display] = tf.lines
                 result.paths[tf.display] = tf.path
+                if tf.display in fixable:
+                    result.files[tf.display] = tf
                 read.add(os.path.realpath(tf.path))
             for upath, files_at in sub.unlisted:
                 if os.path.realpath(upath) not in queued:
@@ -183,7 +206,8 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                 continue
             seen.add(key)
             result.findings.append(f)
-    _mask_secrets(result)
+    _nested(result, paths, config)
+    _mask_secrets(result, kb)
     result.findings.sort(key=Finding.sort_key)
     return result
 

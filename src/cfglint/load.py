@@ -19,7 +19,7 @@ from .model import Finding, Span
 from .shell import Command, ParserCrash, ShellScript, parse_shell
 from .textfile import MAX_BYTES, ReadError, TextFile, read_text
 from .validation import schema_findings, validator
-from .yamlsrc import YamlError, YMap, YNode, YSeq, foreign_tags, key_span, parse_yaml, to_python, walk_path
+from .yamlsrc import MAX_NODES, YamlError, YMap, YNode, foreign_tags, key_span, nodes, parse_yaml, to_python, walk_path
 
 
 @dataclass(slots=True)
@@ -40,6 +40,8 @@ class Submission:
     unlisted: list[tuple[str, Span]] = field(default_factory=list)
     # a YAML linted on its own with no engine key: only its syntax was checked (COV001 says so)
     unknown_yaml: Span | None = None
+    # span of a node inside a mapping merged with '<<' -> the '<<' keys merging it (merge_related)
+    merged_at: dict[Span, list[Span]] = field(default_factory=dict)
 
     @property
     def has_manifest(self) -> bool:
@@ -70,6 +72,7 @@ def _yaml(tf: TextFile, sub: Submission) -> YNode | None:
         return None
     _report_duplicates(root, sub)
     _report_tags(root, tf.display, sub)
+    _note_merges(root, sub)
     return root
 
 
@@ -88,18 +91,45 @@ def _report_tags(root: YNode | None, display: str, sub: Submission) -> None:
 
 
 def _report_duplicates(node: YNode | None, sub: Submission) -> None:
-    stack = [node]
-    while stack:
-        n = stack.pop()
+    for n in nodes(node):  # each mapping once, however many aliases name it
         if isinstance(n, YMap):
             for first, again in n.duplicates:
                 sub.findings.append(Finding(
                     "IO001",
                     f"duplicate key '{again.text}' (first at line {first.span.line}); YAML loaders keep only the last value",
                     again.span, related=[(first.span, "first definition")]))
-            stack.extend(v for _, v in n.items)
-        elif isinstance(n, YSeq):
-            stack.extend(n.items)
+
+
+MAX_MERGE_NOTES = 3  # '<<' keys named as related locations of one finding
+
+
+def _note_merges(root: YNode | None, sub: Submission) -> None:
+    """Remember, for every node of a mapping merged with ``<<`` (at any depth), the ``<<`` keys
+    that merge it: a finding there gets them as related locations (:func:`merge_related`). The
+    walk visits each node once per merge key, at most MAX_NODES nodes in all."""
+    budget = MAX_NODES
+    for n in nodes(root):
+        if not isinstance(n, YMap):
+            continue
+        for mkey, source in n.merges:
+            for inner in nodes(source):
+                budget -= 1
+                if budget < 0:
+                    return
+                sites = sub.merged_at.setdefault(inner.span, [])
+                if len(sites) < MAX_MERGE_NOTES and mkey.span not in sites:
+                    sites.append(mkey.span)
+
+
+def merge_related(findings: list[Finding], sub: Submission) -> None:
+    """Add to each finding located at a node that a ``<<`` merge key merges the ``<<`` keys
+    that merge it: the value is written at the anchor, and used where it is merged."""
+    if not sub.merged_at:
+        return
+    for f in findings:
+        for site in sub.merged_at.get(f.span, ()):
+            if all(s != site for s, _ in f.related):
+                f.related.append((site, "merged into this mapping here by the YAML merge key '<<'"))
 
 
 def manifest_validator():
@@ -171,8 +201,12 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES) -> Submissio
     sub.findings.extend(_unknown_names(node, data, kb or knowledge()))
 
     seen: set[str] = set()
+    named: set[Span] = set()
     for key in ("launch", "configs"):
         for rel, role, span in _file_refs(node, data, key):
+            if span in named:
+                continue  # the same YAML node again (an alias): checked once
+            named.add(span)
             full = _inside(root, rel)
             if full is None:
                 sub.findings.append(Finding("SUB002", f"files.{key}: '{rel}' is outside the submission directory; name files relative to it", span))
@@ -239,21 +273,8 @@ def _shift_span(span: Span, lines: int) -> Span:
 def _shifted(root: YNode | None, lines: int) -> YNode | None:
     """``root`` parsed from a heredoc body, its spans moved down ``lines`` lines (to the
     script's lines). Nodes shared through YAML aliases move once."""
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if n is None or id(n) in seen:
-            continue
-        seen.add(id(n))
+    for n in nodes(root):
         n.span = _shift_span(n.span, lines)
-        if isinstance(n, YMap):
-            for k, v in n.items:
-                stack.extend((k, v))
-            for first, again in n.duplicates:
-                stack.extend((first, again))
-        elif isinstance(n, YSeq):
-            stack.extend(n.items)
     return root
 
 
@@ -278,6 +299,7 @@ def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None
             else:
                 _report_duplicates(root, sub)
                 _report_tags(root, tf.display, sub)
+                _note_merges(root, sub)
         sub.configs.append(ConfigFile(path=os.path.normpath(wf.path), display=tf.display, root=root,
                                       written_by=tf.display))
 

@@ -2,12 +2,15 @@
 
 A :class:`Span` is 1-based; ``col`` and ``end_col`` count Unicode code points and ``end_col``
 is exclusive (the column just past the last character), as in SARIF regions with
-``columnKind: unicodeCodePoints``.
+``columnKind: unicodeCodePoints``. Lines end at CR LF, LF or a lone CR; a UTF-8 byte-order mark
+is not part of line 1 (textfile.py holds this one definition; ``--fix`` maps spans to bytes by it).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,3 +92,44 @@ def parse_int(value: Any, signed: bool = True) -> int | None:
     if len(t.lstrip("-")) > MAX_INT_DIGITS:
         return None
     return int(t)
+
+
+class _ShortRepr(reprlib.Repr):
+    """reprlib's bounded repr, also for subclasses of str / list / dict / tuple / int (reprlib
+    picks its method by the exact type name and would call a subclass's own ``__repr__``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxstring, self.maxother, self.maxlong = 3, 80, 80, 40
+        self.maxlist = self.maxtuple = self.maxdict = self.maxset = self.maxfrozenset = 5
+
+    def repr1(self, x: Any, level: int) -> str:
+        if not isinstance(x, bool):
+            for base in (str, list, tuple, dict, int):
+                if isinstance(x, base):
+                    return getattr(self, "repr_" + base.__name__)(x, level)
+        return super().repr1(x, level)
+
+    def repr_str(self, x: str, level: int) -> str:
+        if len(x) <= self.maxstring:
+            return repr(str(x))
+        return repr(str(x[:60]))[:-1] + f"...({len(x)} characters)" + repr(str(x[:60]))[-1]
+
+    def repr_dict(self, x: dict, level: int) -> str:   # in insertion order, as written (reprlib sorts)
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        items = [f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in itertools.islice(x.items(), self.maxdict)]
+        return "{" + ", ".join(items) + (", ..." if len(x) > self.maxdict else "") + "}"
+
+
+_SHORT = _ShortRepr()
+
+
+def quote(value: Any) -> str:
+    """``repr(value)`` bounded: a string longer than 80 characters shows its first 60 and its
+    length, a list or mapping its first 5 items, 3 levels deep; the cost is bounded too. Schema
+    messages quote with it (a YAML alias can make one value 10**5 copies of a 10 KB string);
+    every message leaving cfglint is bounded again by ``lint._clip``."""
+    return _SHORT.repr(value)

@@ -1,13 +1,20 @@
 """Report: one finding model, four formats (text, json, github, sarif).
 
 SARIF 2.1.0 for GitHub code scanning: relative URIs against ``%SRCROOT%`` (the working
-directory), ``columnKind: unicodeCodePoints``, every rule with its metadata.
+directory), ``columnKind: unicodeCodePoints``, ``newlineSequences`` CR LF, LF and CR (the
+line breaks every position counts, textfile.py), every rule with its metadata.
+
+Every string that can come from a linted file (file names, messages and related messages that
+quote values, suppression reasons, echoed source lines) is passed through
+:func:`cfglint.neutral.neutralize` here, in every format, so no output can drive a terminal or
+run a GitHub Actions workflow command; SARIF messages also get their brackets escaped
+(:func:`cfglint.neutral.sarif_message`). SARIF URIs are percent-encoded instead, and the
+fingerprints hash the original text.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Iterable
 from urllib.parse import quote
@@ -16,6 +23,8 @@ from . import __version__
 from .baseline import fingerprint
 from .checks import Rule
 from .model import Finding
+from .neutral import neutralize, neutralize_at, sarif_message
+from .textfile import NEWLINE_SEQUENCES
 
 INFO_URI = "https://github.com/cfglint/cfglint"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -37,16 +46,6 @@ def _pad(prefix: str) -> str:
                    for c in prefix)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def _visible(text: str) -> str:
-    """``text`` for a terminal: control characters other than tab (ESC of a colour or title
-    sequence, BEL, CR, a newline inside a quoted value) become U+FFFD, one column each, so a
-    linted file cannot drive the reader's terminal and carets stay aligned."""
-    return _CONTROL.sub("\ufffd", text)
-
-
 def text(findings: list[Finding], sources: dict[str, list[str]], summary: str) -> str:
     """``path:line:col: ID [level] message`` followed by the offending line and a caret."""
     out = []
@@ -54,13 +53,15 @@ def text(findings: list[Finding], sources: dict[str, list[str]], summary: str) -
         if f.suppressed:
             continue
         s = f.span
-        out.append(_visible(f"{s.path}:{s.line}:{s.col}: {f.rule_id} [{f.level}] {f.message}"))
+        out.append(f"{neutralize(s.path)}:{s.line}:{s.col}: {f.rule_id} [{f.level}] {neutralize(f.message)}")
         line = _line_text(sources, f)
-        line = _visible(line) if line is not None else None
         if line is not None and len(line) <= 400:
-            width = max(1, (s.end_col - s.col) if s.end_line == s.line else len(line) - s.col + 1)
-            out.append(f"    {line}")
-            out.append("    " + _pad(line[: s.col - 1]) + "^" * width)
+            # the caret is placed on the neutralized line: an escape (\x1b) is as wide as it is shown
+            start = min(max(s.col - 1, 0), len(line))
+            end = min(max(s.end_col - 1, start), len(line)) if s.end_line == s.line else len(line)
+            shown, start, end = neutralize_at(line, start, end)
+            out.append(f"    {shown}")
+            out.append("    " + _pad(shown[:start]) + "^" * max(1, end - start))
     out.append(summary)
     return "\n".join(out) + "\n"
 
@@ -70,18 +71,22 @@ def as_json(findings: list[Finding], exit_code: int) -> str:
         "version": __version__,
         "exit_code": exit_code,
         "findings": [{
-            "rule": f.rule_id, "level": f.level, "message": f.message,
-            "path": f.span.path, "line": f.span.line, "column": f.span.col,
+            "rule": f.rule_id, "level": f.level, "message": neutralize(f.message),
+            "path": neutralize(f.span.path), "line": f.span.line, "column": f.span.col,
             "end_line": f.span.end_line, "end_column": f.span.end_col,
-            "related": [{"path": s.path, "line": s.line, "column": s.col, "message": m} for s, m in f.related],
-            "fix": f.fix,
-            "suppressed": f.suppressed,
+            "related": [{"path": neutralize(s.path), "line": s.line, "column": s.col, "message": neutralize(m)}
+                        for s, m in f.related],
+            "fix": f.fix,  # a replacement cfglint chose (<host-path>, <head-ip>, marlin), never input
+            "suppressed": None if f.suppressed is None else neutralize(f.suppressed),
         } for f in findings],
     }, indent=2) + "\n"
 
 
 def _escape_gh(value: str, prop: bool = False) -> str:
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """GitHub's escaping of a workflow command's message (``%``, CR, LF) and, with ``prop``, of a
+    property value (also ``:`` and ``,``), applied after :func:`neutralize` (a property, a file
+    name, keeps a leading ``::``: written ``%3A%3A``, it cannot start a command)."""
+    value = neutralize(value, keep_newlines=True, line_start=not prop).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
         value = value.replace(":", "%3A").replace(",", "%2C")
     return value
@@ -144,7 +149,7 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
         result = {
             "ruleId": f.rule_id,
             "level": f.level,
-            "message": {"text": f.message},
+            "message": {"text": sarif_message(f.message)},
             "locations": [{"physicalLocation": {
                 "artifactLocation": _artifact(f.span.path),
                 "region": _region(f.span)}}],
@@ -156,12 +161,12 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
             result["relatedLocations"] = [{
                 "id": i + 1,
                 "physicalLocation": {"artifactLocation": _artifact(s.path), "region": _region(s)},
-                "message": {"text": m}} for i, (s, m) in enumerate(f.related)]
+                "message": {"text": sarif_message(m)}} for i, (s, m) in enumerate(f.related)]
         if f.suppressed:
-            result["suppressions"] = [{"kind": "inSource", "justification": f.suppressed}]
+            result["suppressions"] = [{"kind": "inSource", "justification": neutralize(f.suppressed)}]
         if f.fix is not None:
             result["fixes"] = [{
-                "description": {"text": f"Replace with {f.fix}"},
+                "description": {"text": sarif_message(f"Replace with {f.fix}")},
                 "artifactChanges": [{
                     "artifactLocation": _artifact(f.span.path),
                     "replacements": [{"deletedRegion": _region(f.span), "insertedContent": {"text": f.fix}}]}]}]
@@ -174,6 +179,7 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
                                 "informationUri": INFO_URI, "rules": driver_rules}},
             "automationDetails": {"id": "cfglint/"},
             "columnKind": "unicodeCodePoints",
+            "newlineSequences": list(NEWLINE_SEQUENCES),   # a lone CR ends a line too (textfile.py)
             "invocations": [{"executionSuccessful": exit_code in (0, 1), "exitCode": exit_code,
                              **({"toolExecutionNotifications": [{"level": "warning", "message": {
                                  "text": f"{dropped} results beyond GitHub's limit of {MAX_RESULTS} per run were left out"}}]}

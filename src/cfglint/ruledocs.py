@@ -16,7 +16,9 @@ DOCS_URI = "https://github.com/cfglint/cfglint/blob/main/docs/rules/{id}.md"
 
 @lru_cache(maxsize=1)
 def examples() -> dict[str, dict]:
-    """rules/examples.yaml: rule id -> {base, setup, change, fix, require_reason}."""
+    """rules/examples.yaml: rule id -> {base, setup, change, fix, require_reason, repository}. A
+    step replaces ``before`` by ``after`` in ``file``, renames ``file`` to ``rename``, or creates
+    ``file`` with the text ``create``; ``repository``: the submission sits in a git working tree."""
     with open(data_dir("rules") / "examples.yaml", encoding="utf-8") as fh:
         return yaml.safe_load(fh) or {}
 
@@ -36,7 +38,13 @@ def render(rule: Rule) -> str:
     out = [f"# {rule.id} {rule.name}", "", f"Default level: **{rule.level}**", "", _md(rule.summary), "",
            "## Why it matters", "", _md(rule.explanation), ""]
     change = ex.get("change")
-    if change and "rename" in change:
+    if change and "create" in change:  # e.g. CFG001: a file added to the submission
+        out += ["## Example", "",
+                f"Taken from the published submission `examples/submissions/{ex.get('base', '')}`"
+                + (", in a git repository whose root holds no cfglint configuration" if ex.get("repository") else "")
+                + f". Adding `{change['file']}` to the submission directory with this content fails:", "",
+                "```", change["create"].rstrip("\n"), "```", "", "and the submission as published passes.", ""]
+    elif change and "rename" in change:
         out += ["## Example", "",
                 f"Taken from the published submission `examples/submissions/{ex.get('base', '')}`: renaming "
                 f"`{change['file']}` to `{change['rename']}` fails; as published it passes.", ""]

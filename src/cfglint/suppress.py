@@ -4,7 +4,10 @@ rule families (``RED``). Works in shell, worker argument files and YAML (all use
 
 Suppressed findings stay in the result (SARIF reports them with ``suppressions``); a
 directive that silences nothing is itself a finding (SUP001), and so is one without a reason
-when the configuration requires reasons (SUP002).
+when the configuration requires reasons (SUP002). A leaked secret (RED002) is never silenced
+inline: the directive sits in the contributor's own file, and a secret once committed must be
+rotated, so such a directive is a SUP001 that says so (a false positive is ignored in the
+repository's root configuration instead).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from dataclasses import dataclass, field
 
 from .model import Finding, Span, rule_matches
 from .textfile import TextFile
+
+UNSUPPRESSIBLE = frozenset({"RED002"})
 
 # '# cfglint: disable=ID[,ID] [-- reason]' up to the end of the line. The head is a regular
 # expression; the rest is split by hand: one pattern with three overlapping runs of '\s'
@@ -40,6 +45,7 @@ class Directive:
     span: Span
     whole_file: bool
     used: bool = False
+    refused: bool = False
     lines: tuple[int, ...] = field(default=())
     command: tuple[int, int] | None = None   # (first, last) lines of the command it precedes
 
@@ -82,7 +88,7 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
     # a line, a command's (first, last) lines or None (whole file). Each finding looks up only
     # the patterns that cover its rule: a loop over every directive per finding, and over every
     # command per directive, made many directives and findings quadratic.
-    index: dict[str, dict[tuple, Directive]] = {}
+    index: dict[str, dict[tuple, list[Directive]]] = {}
     covering: dict[str, dict[int, list[tuple[int, int]]]] = {}
     for path, ds in by_file.items():
         text = lines_of[path]
@@ -96,7 +102,7 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
         ends: dict[int, int] = {}
         for first, last in (commands or {}).get(path, []):
             ends[first] = max(ends.get(first, first), last)
-        at: dict[tuple, Directive] = {}
+        at: dict[tuple, list[Directive]] = {}
         ranges: set[tuple[int, int]] = set()
         for d in ds:
             wheres: list = [None] if d.whole_file else list(d.lines)
@@ -110,23 +116,30 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
                     ranges.add(d.command)
             for pattern in d.ids:
                 for where in wheres:
-                    at.setdefault((pattern, where), d)   # the first directive wins, as before
+                    at.setdefault((pattern, where), []).append(d)   # in file order: the first wins
         cover: dict[int, list[tuple[int, int]]] = {}
         for first, last in ranges:
             for line in range(first, last + 1):
                 cover.setdefault(line, []).append((first, last))
         index[path], covering[path] = at, cover
     order = {id(d): i for ds in by_file.values() for i, d in enumerate(ds)}
+    refused: set[tuple] = set()
     for f in findings:
         at = index.get(f.span.path)
         if not at:
             continue
         line = f.span.line
         wheres = [None, line, *covering[f.span.path].get(line, ())]
-        hits = [d for pattern in _patterns(f.rule_id) for where in wheres
-                if (d := at.get((pattern, where))) is not None]
-        if hits:
-            d = min(hits, key=lambda d: order[id(d)])
+        keys = [(pattern, where) for pattern in _patterns(f.rule_id) for where in wheres if (pattern, where) in at]
+        if f.rule_id in UNSUPPRESSIBLE:
+            for key in keys:  # every directive that would silence it says it cannot (once per key)
+                if (f.span.path, key) not in refused:
+                    refused.add((f.span.path, key))
+                    for d in at[key]:
+                        d.refused = True
+            continue
+        if keys:
+            d = min((at[key][0] for key in keys), key=lambda d: order[id(d)])
             f.suppressed = d.reason or "suppressed in source"
             d.used = True
     from .checks import all_rules
@@ -139,6 +152,11 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
             if unknown:
                 extra.append(Finding("SUP001", f"this suppression names unknown rule(s) {', '.join(unknown)}; "
                                                f"see 'cfglint rules'", d.span))
+            elif d.refused:
+                extra.append(Finding("SUP001", "RED002 (a leaked secret) cannot be suppressed inline: rotate the "
+                                               "secret and remove it; for a false positive, ignore RED002 for this "
+                                               "file in the repository's root configuration (per-file-ignores)",
+                                     d.span))
             elif not d.used:
                 extra.append(Finding("SUP001", f"this suppression of {', '.join(d.ids)} silences nothing; remove it",
                                      d.span))

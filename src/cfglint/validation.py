@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from .knowledge import data_dir
-from .model import Finding, Span
+from .model import Finding, Span, quote
 from .yamlsrc import YMap, YNode, YScalar, key_span, walk_path
 
 
@@ -27,6 +27,65 @@ def _file_span(display: str) -> Span:
     return Span(display, 1, 1, 1, 1)
 
 
+# jsonschema writes the instance into every error message with repr() as it finds the error
+# (``f"{instance!r} is not of type ..."``), before cfglint can choose what to show: a mapping whose
+# values are aliases of one 10 KB string would make each message megabytes. The data validated is
+# therefore made of these subclasses, whose repr is :func:`cfglint.model.quote` (bounded); they
+# are str / list / dict for every check the schema makes.
+class _QStr(str):
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return quote(self)
+
+
+class _QList(list):
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return quote(self)
+
+
+class _QDict(dict):
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return quote(self)
+
+
+def _quoting(data: Any) -> Any:
+    """``data`` (plain YAML data, possibly a DAG of shared lists and dicts) rebuilt of the
+    bounded-repr types above; each shared object converted once."""
+    memo: dict[int, Any] = {}
+
+    def conv(x: Any) -> Any:
+        if isinstance(x, str):
+            key = id(x)
+            if key not in memo:
+                memo[key] = (_QStr(x), x)  # keep x alive: its id stays its own
+            return memo[key][0]
+        if not isinstance(x, (list, dict)):
+            return x
+        if id(x) in memo:
+            return memo[id(x)][0]
+        out: Any = _QList() if isinstance(x, list) else _QDict()
+        memo[id(x)] = (out, x)
+        if isinstance(x, list):
+            out.extend(conv(v) for v in x)
+        else:
+            out.update((conv(k), conv(v)) for k, v in x.items())
+        return out
+
+    return conv(data)
+
+
+def _type_name(value: Any) -> str:
+    for base in (bool, str, int, float, list, dict):
+        if isinstance(value, base):
+            return base.__name__
+    return type(value).__name__
+
+
 def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str,
                     unknown_key_hint=None) -> list[Finding]:
     """Every JSON Schema error of ``data`` as a finding of ``rule_id`` at the YAML node it is
@@ -34,8 +93,17 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
     """
     from jsonschema.exceptions import best_match
 
-    out = []
-    for err in compiled.iter_errors(data):
+    out: list[Finding] = []
+    reported: set[tuple[Span, str]] = set()
+
+    def add(where: str, text: str, span: Span) -> None:
+        # a node shared by YAML aliases (or merged with '<<') is written once: one finding for
+        # it, at the path where the error is first met, however many places use it
+        if (span, text) not in reported:
+            reported.add((span, text))
+            out.append(Finding(rule_id, f"{where}: {text}", span))
+
+    for err in compiled.iter_errors(_quoting(data)):
         if err.context:
             # oneOf [null, {...}]: "is not of type 'null'" says nothing; explain the real branch
             # oneOf of several shapes: an error inside the branch of the right shape says what is
@@ -47,9 +115,9 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
                 types = sorted({str(e.validator_value) for e in err.context})
                 target = walk_path(node, tuple(err.absolute_path))
                 where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-                shown = target.text if isinstance(target, YScalar) else type(err.instance).__name__
-                out.append(Finding(rule_id, f"{where}: {shown!r} is not of type {' or '.join(types)}",
-                                   target.span if target is not None else _file_span(display)))
+                shown = quote(target.text) if isinstance(target, YScalar) else _type_name(err.instance)
+                add(where, f"{shown} is not of type {' or '.join(types)}",
+                    target.span if target is not None else _file_span(display))
                 continue
         path = tuple(err.absolute_path)
         target = walk_path(node, path)
@@ -65,19 +133,19 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
                         close = difflib.get_close_matches(k.value, sorted(allowed), n=1, cutoff=0.75)
                         hint = f"did you mean '{close[0]}'?" if close else \
                             "allowed: " + ", ".join(sorted(allowed)[:15]) + (", ..." if len(allowed) > 15 else "")
-                    out.append(Finding(rule_id, f"{where}: unknown field '{k.value}'; {hint}", k.span))
+                    add(where, f"unknown field {quote(k.value)}; {hint}", k.span)
             continue
         if err.validator == "required" and target is not None:
             ks = key_span(node, path)
             span = ks or Span(display, target.span.line, target.span.col, target.span.line, target.span.col + 1)
         if err.validator == "type" and isinstance(target, YScalar) and err.validator_value == "string" \
                 and target.value is not None and not isinstance(target.value, str):
-            message += f" (YAML read `{target.text}` as {type(target.value).__name__}; quote it)"
+            message += f" (YAML read `{quote(target.text)[1:-1]}` as {type(target.value).__name__}; quote it)"
         if err.validator == "enum" and isinstance(err.instance, str):
             close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1, cutoff=0.6)
             if close:
-                message = f"'{err.instance}' is not one of the allowed values; did you mean '{close[0]}'?"
-        out.append(Finding(rule_id, f"{where}: {message}", span))
+                message = f"{quote(err.instance)} is not one of the allowed values; did you mean '{close[0]}'?"
+        add(where, message, span)
     return out
 
 

@@ -4,6 +4,19 @@ Parsing composes PyYAML nodes (no object is ever constructed from a tag, so no c
 then converts them to :class:`YMap` / :class:`YSeq` / :class:`YScalar`. Scalars are resolved
 with the YAML 1.1 rules PyYAML applies (``yes`` is a bool, ``1.10`` a float); the original
 text is kept so messages can point out such pitfalls.
+
+Aliases (``*name``) stay shared: the node an alias names is converted once and every alias
+to it is that same object, with the span of the anchor's definition (where the value is
+written). Merge keys (``<<: *defaults``, ``<<: [*a, *b]``) are applied as the safe loaders
+apply them (https://yaml.org/type/merge.html; PyYAML ``SafeConstructor.flatten_mapping`` up to
+6.0.3): a key written in the mapping wins over a merged one, of the mappings of one ``<<`` list
+the earlier wins, and of two ``<<`` keys the later (PyYAML 6.0.4 lets the later mapping of a
+list win for keys longer than one character, yaml/pyyaml#953, a regression against the spec);
+merged
+pairs are the anchor's own nodes (their spans point into its definition) and
+:attr:`YMap.merges` keeps each ``<<`` key. A document whose aliases would expand to more than
+MAX_NODES nodes or MAX_EXPANDED_CHARS characters of scalars (what a loader builds: "billion
+laughs") is refused with a :class:`YamlError`, so nothing downstream walks an unbounded tree.
 """
 
 from __future__ import annotations
@@ -15,8 +28,11 @@ from typing import Any, Iterator
 import yaml
 
 from .model import Span
+from .textfile import LineIndex
 
-MAX_NODES = 200_000  # alias expansion guard ("billion laughs")
+MAX_NODES = 200_000               # nodes a document may expand to through aliases ("billion laughs")
+MAX_EXPANDED_CHARS = 20_000_000   # characters of scalars it may expand to (one 10 KB string, 2000 aliases)
+MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 class YamlError(Exception):
@@ -48,6 +64,9 @@ class YMap:
     span: Span
     duplicates: list[tuple[YScalar, YScalar]] = field(default_factory=list)  # (first, repeated)
     tag: str = ""
+    # merge keys applied to ``items``: (the ``<<`` key as written, a mapping merged in), in
+    # source order; the merged pairs that win are in ``items`` (the anchor's own nodes)
+    merges: list[tuple[YScalar, "YMap"]] = field(default_factory=list)
 
     def get(self, key: str) -> "YNode | None":
         for k, v in reversed(self.items):  # the last one wins, as in every YAML loader
@@ -90,28 +109,56 @@ def foreign_tags(node: "YNode | None") -> list[tuple[str, Span]]:
     ``!!python/name:...``, application tags such as ``!custom``), as (tag as written, span of
     the tag), in document order. Such nodes are kept as plain data here, never constructed."""
     out: list[tuple[str, Span]] = []
-    stack = [node] if node is not None else []
-    while stack:
-        n = stack.pop()
+    for n in nodes(node):
         if n.tag and n.tag not in SAFE_TAGS:
             shown = written_tag(n.tag)
             s = n.span
             out.append((shown, Span(s.path, s.line, s.col, s.line, s.col + len(shown))))
-        if isinstance(n, YSeq):
-            stack.extend(reversed(n.items))
-        elif isinstance(n, YMap):
-            for k, v in reversed(n.items):
-                stack.append(v)
-                stack.append(k)
     return out
 
 
-def _span(node: yaml.Node, path: str) -> Span:
-    s, e = node.start_mark, node.end_mark
-    return Span(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+def _children(n: "YNode") -> list["YNode"]:
+    """Every node directly below ``n`` in document order: sequence items; a mapping's keys and
+    values, the keys of its merge keys and the mappings they merge, and its duplicate keys."""
+    if isinstance(n, YSeq):
+        return n.items
+    if isinstance(n, YMap):
+        out: list[YNode] = []
+        for mkey, source in n.merges:
+            out += (mkey, source)
+        for k, v in n.items:
+            out += (k, v)
+        for first, again in n.duplicates:
+            out += (first, again)
+        return out
+    return []
 
 
-def _scalar(node: yaml.ScalarNode, path: str) -> YScalar:
+def nodes(root: "YNode | None") -> Iterator["YNode"]:
+    """Every distinct node of the tree once, parents before children, in document order; a
+    node shared by aliases (or merged into several mappings) is visited once, so a walk costs
+    the size of the document, never the size of its expansion."""
+    if root is None:
+        return
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        yield n
+        stack.extend(reversed(_children(n)))
+
+
+def _span(node: yaml.Node, path: str, lines: LineIndex) -> Span:
+    """The node's span from its marks' character offsets, by cfglint's one definition of lines
+    (textfile.py): PyYAML also counts U+0085, U+2028 and U+2029 as line breaks (YAML 1.1), so
+    its own line and column numbers drift from every other position after one of them."""
+    return Span(path, *lines.position(node.start_mark.index), *lines.position(node.end_mark.index))
+
+
+def _scalar(node: yaml.ScalarNode, path: str, lines: LineIndex) -> YScalar:
     value: Any = node.value
     if node.tag in _STANDARD and node.tag != "tag:yaml.org,2002:str":
         try:
@@ -120,33 +167,77 @@ def _scalar(node: yaml.ScalarNode, path: str) -> YScalar:
             value = node.value
         if node.tag == "tag:yaml.org,2002:timestamp":
             value = node.value
-    return YScalar(value, node.value, _span(node, path), node.tag)
+    return YScalar(value, node.value, _span(node, path, lines), node.tag)
 
 
-def _convert(root: yaml.Node, path: str) -> YNode:
-    count = 0
+def _hashable(k: YScalar) -> Any:
+    return k.value if isinstance(k.value, (str, int, float, bool, type(None))) else k.text
+
+
+def _convert(root: yaml.Node, path: str, lines: LineIndex) -> YNode:
+    """The positioned tree of a composed document: each YAML node converted once (aliases
+    share it), merge keys applied. Raises YamlError for a merge key whose value is not a
+    mapping or a list of mappings, and for an alias inside the node it names."""
+    done: dict[int, YNode] = {}
+    open_nodes: set[int] = set()
 
     def conv(node: yaml.Node) -> YNode:
-        nonlocal count
-        count += 1
-        if count > MAX_NODES:
-            raise YamlError(f"YAML expands to more than {MAX_NODES} nodes (alias bomb?)", _span(root, path))
+        got = done.get(id(node))
+        if got is not None:
+            return got
+        if id(node) in open_nodes:
+            raise YamlError("YAML alias inside the node it names (a recursive structure): no configuration "
+                            "can be built from it", _span(node, path, lines))
         if isinstance(node, yaml.ScalarNode):
-            return _scalar(node, path)
-        if isinstance(node, yaml.SequenceNode):
-            return YSeq([conv(n) for n in node.value], _span(node, path), node.tag)
-        ymap = YMap([], _span(node, path), tag=node.tag)
+            out: YNode = _scalar(node, path, lines)
+        else:
+            open_nodes.add(id(node))
+            if isinstance(node, yaml.SequenceNode):
+                out = YSeq([conv(n) for n in node.value], _span(node, path, lines), node.tag)
+            else:
+                out = mapping(node)
+            open_nodes.discard(id(node))
+        done[id(node)] = out
+        return out
+
+    def mapping(node: yaml.MappingNode) -> YMap:
+        ymap = YMap([], _span(node, path, lines), tag=node.tag)
+        merged: list[tuple[YScalar, YNode]] = []   # pairs merged in, the winner of a key last
         seen: dict[Any, YScalar] = {}
         for knode, vnode in node.value:
             if not isinstance(knode, yaml.ScalarNode):
-                k = YScalar(None, "<complex key>", _span(knode, path))
+                k = YScalar(None, "<complex key>", _span(knode, path, lines))
+            elif knode.tag == MERGE_TAG:
+                mkey = _scalar(knode, path, lines)
+                if isinstance(vnode, yaml.MappingNode):
+                    sources = [vnode]
+                elif isinstance(vnode, yaml.SequenceNode) and all(isinstance(n, yaml.MappingNode) for n in vnode.value):
+                    sources = list(reversed(vnode.value))  # the first mapping of the list wins
+                else:
+                    raise YamlError("the merge key '<<' needs a mapping or a list of mappings (such as *defaults "
+                                    "or [*a, *b]); safe loaders refuse this file with 'expected a mapping or "
+                                    "list of mappings for merging'", _span(vnode, path, lines))
+                for source in sources:
+                    ysource = conv(source)
+                    assert isinstance(ysource, YMap)
+                    ymap.merges.append((mkey, ysource))
+                    merged.extend(ysource.items)
+                continue
             else:
-                k = _scalar(knode, path)
-            hk = k.value if isinstance(k.value, (str, int, float, bool, type(None))) else k.text
+                k = _scalar(knode, path, lines)
+            hk = _hashable(k)
             if hk in seen:
                 ymap.duplicates.append((seen[hk], k))
             seen[hk] = k
             ymap.items.append((k, conv(vnode)))
+        if merged:
+            # a key written in the mapping wins; of merged pairs, the last in ``merged`` wins, at
+            # the place of its first appearance (as a dict built from them keeps it)
+            winners: dict[Any, tuple[YScalar, YNode]] = {}
+            for k, v in merged:
+                if _hashable(k) not in seen:
+                    winners[_hashable(k)] = (k, v)
+            ymap.items[:0] = list(winners.values())
         return ymap
 
     return conv(root)
@@ -174,6 +265,32 @@ def flow_depth(text: str, limit: int) -> int:
     return deepest
 
 
+def expanded_size(root: YNode | None, limit: int = MAX_NODES + 1) -> tuple[int, int]:
+    """(nodes, characters of scalar text) a loader builds from ``root``, every alias copied out
+    and merged pairs counted where they are merged; nodes capped at ``limit`` (a document of 30
+    lines can expand to 10**9 nodes). Linear in the number of distinct nodes."""
+    if root is None:
+        return 0, 0
+    sizes: dict[int, tuple[int, int]] = {}
+    stack: list[tuple[YNode, bool]] = [(root, False)]
+    while stack:  # post-order over distinct nodes: children before parents
+        n, expanded = stack.pop()
+        if id(n) in sizes:
+            continue
+        below = [x for k, v in n.items for x in (k, v)] if isinstance(n, YMap) else \
+            n.items if isinstance(n, YSeq) else []
+        if not expanded:
+            stack.append((n, True))
+            stack.extend((c, False) for c in below if id(c) not in sizes)
+            continue
+        count, chars = 1, len(n.text) if isinstance(n, YScalar) else 0
+        for c in below:
+            cn, cc = sizes[id(c)]
+            count, chars = min(count + cn, limit), min(chars + cc, 1 << 62)
+        sizes[id(n)] = (count, chars)
+    return sizes[id(root)] if root is not None else (0, 0)
+
+
 def parse_yaml(text: str, path: str) -> YNode | None:
     """Parse one YAML document. Returns None for an empty document.
 
@@ -188,7 +305,10 @@ def parse_yaml(text: str, path: str) -> YNode | None:
         docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        span = Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else None
+        span = None
+        if mark:
+            line, col = LineIndex(text).position(mark.index)
+            span = Span(path, line, col, line, col + 1)
         problem = err.problem or err.context or "syntax error"
         raise YamlError(f"YAML syntax error: {problem}", span) from None
     except yaml.YAMLError as err:
@@ -198,23 +318,38 @@ def parse_yaml(text: str, path: str) -> YNode | None:
     if not docs:
         return None
     if len(docs) > 1:
-        raise YamlError(f"expected one YAML document, found {len(docs)}", _span(docs[1], path))
+        raise YamlError(f"expected one YAML document, found {len(docs)}", _span(docs[1], path, LineIndex(text)))
     try:
-        return _convert(docs[0], path)
+        root = _convert(docs[0], path, LineIndex(text))
     except RecursionError:
         raise YamlError("YAML nesting is too deep to parse") from None
+    count, chars = expanded_size(root)
+    max_chars = max(MAX_EXPANDED_CHARS, 2 * len(text))
+    if count > MAX_NODES or chars > max_chars:
+        raise YamlError(f"YAML aliases expand this document to more than {MAX_NODES} nodes or {max_chars} "
+                        f"characters (an alias bomb?): safe loaders build every copy; write the values out "
+                        f"or use fewer aliases", root.span)
+    return root
 
 
-def to_python(node: YNode | None) -> Any:
-    """Plain Python value of a node tree (dict / list / scalars), last duplicate key wins."""
+def to_python(node: YNode | None, _memo: dict | None = None) -> Any:
+    """Plain Python value of a node tree (dict / list / scalars) as a safe loader builds it:
+    last duplicate key wins, merge keys applied. A node shared by aliases becomes one shared
+    object (do not mutate the result)."""
     if node is None:
         return None
     if isinstance(node, YScalar):
         return node.value
+    memo = {} if _memo is None else _memo
+    got = memo.get(id(node))
+    if got is not None:
+        return got
     if isinstance(node, YSeq):
-        return [to_python(n) for n in node.items]
-    return {k.value if isinstance(k.value, (str, int, float, bool, type(None))) else k.text: to_python(v)
-            for k, v in node.items}
+        out: Any = [to_python(n, memo) for n in node.items]
+    else:
+        out = {_hashable(k): to_python(v, memo) for k, v in node.items}
+    memo[id(node)] = out
+    return out
 
 
 def walk_path(node: YNode | None, path: tuple) -> YNode | None:
@@ -241,17 +376,7 @@ def key_span(node: YNode | None, path: tuple) -> Span | None:
 
 
 def iter_scalars(node: YNode | None) -> Iterator[YScalar]:
-    """Every scalar (keys included) in document order."""
-    if node is None:
-        return
-    stack = [node]
-    while stack:
-        n = stack.pop()
+    """Every distinct scalar (keys included) in document order, each once (see :func:`nodes`)."""
+    for n in nodes(node):
         if isinstance(n, YScalar):
             yield n
-        elif isinstance(n, YSeq):
-            stack.extend(reversed(n.items))
-        else:
-            for k, v in reversed(n.items):
-                stack.append(v)
-                stack.append(k)

@@ -8,8 +8,13 @@ register(
     "cfglint reads every file of a submission as UTF-8 text and parses it (YAML or shell) "
     "without executing anything. A file that cannot be read or parsed cannot be checked, and "
     "an engine would refuse it too (or, for duplicate YAML keys, silently keep only the last "
-    "value). The other files of the run are still checked.",
-    ("YAML 1.1 / 1.2 specification (duplicate keys are an error); tree-sitter-bash grammar",))
+    "value). YAML merge keys (`<<: *defaults`) are applied as safe loaders apply them; a merge "
+    "key whose value is not a mapping or a list of mappings, an alias inside the node it names, "
+    "and aliases that expand a document to more than 200000 nodes or 20 million characters "
+    "('billion laughs') are IO001. The other files of the run are still checked.",
+    ("YAML 1.1 / 1.2 specification (duplicate keys are an error); tree-sitter-bash grammar",
+     "YAML 1.1 merge key type, https://yaml.org/type/merge.html (written keys win; earlier mappings of a list win)",
+     "PyYAML lib/yaml/constructor.py SafeConstructor.flatten_mapping (refuses a merge of a non-mapping)"))
 
 register(
     "SUB001", "invalid-manifest", "error",

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from ..model import Finding, Span
 from ..shell import ShellScript
+from ..redact import placeholder
 from ..shelltext import Regions, inside
 from . import Context, rule
 
@@ -163,8 +164,9 @@ def check_host_paths(ctx: Context):
 
 
 def mask(secret: str) -> str:
-    """``hf_A…(37 chars)``: enough to find it, not enough to use it."""
-    return f"{secret[:4]}…({len(secret)} chars)"
+    """What a message says instead of a credential: ``<secret, 37 chars>``, no character of it
+    (a prefix would give away a short secret whole)."""
+    return placeholder(secret)
 
 
 @lru_cache(maxsize=8)
@@ -186,51 +188,156 @@ def assignments(line: str, names: set[str]):
             yield m
 
 
-def _literal(value: str, not_secret: list[str]) -> bool:
-    return bool(value) and value not in not_secret and not value.startswith(("$", "<", "{{")) and "${" not in value
+# a configuration key with its value: YAML ``key: value`` (key and value optionally quoted, as
+# in JSON or a flow mapping) or ``NAME=value``; the value is one word, or the quoted text
+_KEYED = re.compile(r"""(?<![\w$-])(?P<kq>['"]?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=kq)(?P<sep>:[ \t]+|=)"""
+                    r"""(?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|(?P<plain>[^\s'"#,{}\[\]&*!|>%@`][^\s,}\]'"]*))""")
+
+
+def _key_matches(line: str, keys: dict):
+    """(name, value start, value) of each ``key: value`` / ``NAME=value`` in ``line`` whose key
+    names a credential (rules/secrets.yaml ``assignments.keys``)."""
+    names = {str(n) for n in keys.get("names") or []}
+    suffixes = tuple(str(x) for x in keys.get("suffixes") or [])
+    if not names and not suffixes:
+        return
+    for m in _KEYED.finditer(line):
+        key = m.group("name").rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
+        if key in names or (suffixes and key.endswith(suffixes)):
+            group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "plain"
+            yield m.group("name"), m.start(group), m.group(group)
+
+
+_NUMBER = re.compile(r"[+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?")
+
+
+def _literal(value: str, not_secret: list[str], placeholder_re: re.Pattern | None = None) -> bool:
+    """A value written out as a credential: not a run-time value ($VAR, ${VAR}, {{ template }}),
+    not a placeholder (xxx, <redacted>, changeme ...)."""
+    if not value or value in not_secret or value.startswith(("$", "<", "{{")) or "${" in value \
+            or value.endswith("\\"):
+        return False
+    return not (placeholder_re is not None and placeholder_re.match(value))
+
+
+def _commands_text(text: str) -> list[str]:
+    """Per line of ``text``: the text of its command before it (backslash-continued lines)."""
+    out, before = [], ""
+    for line in text.split("\n"):
+        out.append(before)
+        before = before + line[:-1] + " " if line.endswith("\\") else ""
+    return out
 
 
 @rule("RED002", "leaked-secret", "error",
-      "A credential (Hugging Face, NGC, GitHub, OpenAI, AWS, GCP token, private key, literal API key) "
+      "A credential (Hugging Face, NGC, GitHub, OpenAI, AWS, GCP token, private key, literal API key, "
+      "password in a URL, Authorization header, curl -u, a key such as api_key: / password: / token:) "
       "in a published file.",
       "Published configurations are public: a token in a launch script or engine YAML gives anyone "
       "the submitter's access. Revoke the credential, then pass it from the environment or a "
-      "secret store ($HF_TOKEN, --api-key \"$API_KEY\"). cfglint masks the value in every output. "
-      "Token formats are reported anywhere; a '--api-key KEY' shape in help text, comments or "
-      "case patterns of a shell file is prose, not a setting.",
-      ("rules/secrets.yaml (token formats with their vendors' documentation)",), tags=("security",),
+      "secret store ($HF_TOKEN, --api-key \"$API_KEY\"). cfglint never shows a character of it: "
+      "every message, source line, fingerprint and output format hides the value and any 8 "
+      "characters of it, and the finding gives only its kind and length. A baseline never "
+      "accepts it (--write-baseline leaves it out, --baseline never hides it): a new credential "
+      "of the same length as an old one would look the same. "
+      "Token formats are reported anywhere; so are a password in a URL (scheme://user:pass@host), "
+      "an Authorization header (Bearer, Basic, Token), curl -u user:pass, a literal value of a "
+      "credential flag (--api-key, also on the next line of an argument file or a continued "
+      "command) and of a credential key (api_key:, password:, token:, secret:, X_API_KEY=). "
+      "Run-time values ($VAR, ${VAR}, {{ template }}) and placeholders (xxx, <redacted>, "
+      "changeme, your-token) are not credentials. A '--api-key KEY' or 'token: X' shape in help "
+      "text, comments or case patterns of a shell file is prose, not a setting.",
+      ("rules/secrets.yaml (token formats with their vendors' documentation; credential shapes: "
+       "RFC 3986 userinfo, RFC 9110 / RFC 6750 Authorization, the curl manual)",), tags=("security",),
       security_severity="9.0")
 def check_secrets(ctx: Context):
     table = ctx.kb.secrets
     tokens = [(t["name"], re.compile(t["pattern"])) for t in table.get("tokens") or []]
+    shapes = [(t["name"], re.compile(t["pattern"]), re.compile(t["after"]) if t.get("after") else None)
+              for t in table.get("shapes") or [] if isinstance(t, dict) and t.get("pattern")]
     assign = table.get("assignments") or {}
     names = set(assign.get("flags") or []) | set(assign.get("env") or [])
+    flags = {str(f) for f in assign.get("flags") or []}
+    keys = assign.get("keys") or {}
     not_secret = [str(v) for v in assign.get("not_secret") or []]
+    placeholder_re = re.compile(assign["placeholder"]) if assign.get("placeholder") else None
     prose = text_regions(ctx)
+    reported: set[tuple[str, int, int]] = set()
+
+    def found(display: str, lineno: int, start: int, value: str, message: str) -> Finding | None:
+        where = (display, lineno, start)
+        if where in reported:
+            return None
+        reported.add(where)
+        return Finding("RED002", message, Span(display, lineno, start + 1, lineno, start + 1 + len(value)), secret=True)
+
     for tf in ctx.sub.texts:
         regions = prose.get(tf.display) or []
+        before = _commands_text(tf.text) if any(after for *_, after in shapes) else None
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
-            seen: set[int] = set()
+            hits = []
             for what, pattern in tokens:
                 for m in pattern.finditer(line):
-                    seen.add(m.start())
-                    yield Finding("RED002", f"{what} {mask(m.group(0))} is published; revoke it and pass it "
-                                            f"from the environment", Span(tf.display, lineno, m.start() + 1, lineno, m.end() + 1),
-                                  secret=True)
+                    hits.append((m.start(), m.group(0), f"{what} {mask(m.group(0))} is published; revoke it and "
+                                                        f"pass it from the environment"))
+            for what, pattern, after in shapes:
+                for m in pattern.finditer(line):
+                    v = m.group("secret")
+                    if after is not None and not after.search(before[lineno - 1] + line[:m.start()]):
+                        continue
+                    if _literal(v, not_secret, placeholder_re):
+                        hits.append((m.start("secret"), v, f"{what} {mask(v)} is published; revoke it and pass "
+                                                           f"it from the environment"))
             for m in assignments(line, names):
                 if regions and inside(regions, lineno, m.start("name") + 1):
                     continue  # echo "  --api-key KEY  ...": help text, not a setting
-                if _literal(m.group("value"), not_secret) and m.start("value") not in seen:
-                    v = m.group("value")
-                    yield Finding("RED002", f"{m.group('name')} is given the literal credential {mask(v)}; pass it "
-                                            f"from the environment instead",
-                                  Span(tf.display, lineno, m.start("value") + 1, lineno, m.end("value") + 1), secret=True)
+                v = m.group("value")
+                if _literal(v, not_secret, placeholder_re):
+                    hits.append((m.start("value"), v, f"{m.group('name')} is given the literal credential {mask(v)}; "
+                                                      f"pass it from the environment instead"))
+            for name, start, v in _key_matches(line, keys):
+                if regions and inside(regions, lineno, start + 1):
+                    continue
+                if _literal(v, not_secret, placeholder_re) and not _NUMBER.fullmatch(v) and v not in ("yes", "no", "on", "off"):
+                    hits.append((start, v, f"{name} is given the literal credential {mask(v)}; pass it from the "
+                                           f"environment instead"))
+            covered = -1   # end of the furthest credential reported on this line (hits sorted by start)
+            for start, v, message in sorted(hits, key=lambda h: (h[0], -len(h[1]))):
+                if start + len(v) <= covered:
+                    continue  # the same credential seen by two patterns (a token given to --api-key)
+                covered = start + len(v)
+                f = found(tf.display, lineno, start, v, message)
+                if f is not None:
+                    yield f
+    # a credential flag's value on another line than the flag: the next line of an argument
+    # file, a backslash-continued command, a variable assigned earlier
+    lines = {tf.display: tf.text.split("\n") for tf in ctx.sub.texts}
+    for display, script, _role, _args in ctx.sub.launches:
+        for cmd in script.commands if isinstance(script, ShellScript) else [script]:
+            words = cmd.words
+            for w, nxt in zip(words, words[1:]):
+                if w.text not in flags or not nxt.static or nxt.span.line == w.span.line \
+                        or nxt.span.line != nxt.span.end_line or "$" in nxt.raw:
+                    continue
+                v = nxt.text
+                if not _literal(v, not_secret, placeholder_re) or v.startswith("-"):
+                    continue
+                src = lines.get(nxt.span.path) or []
+                line = src[nxt.span.line - 1] if 1 <= nxt.span.line <= len(src) else ""
+                at = line.find(v, nxt.span.col - 1, max(nxt.span.end_col - 1, nxt.span.col - 1 + len(v)))
+                if at < 0:
+                    continue
+                f = found(nxt.span.path, nxt.span.line, at, v,
+                          f"{w.text} is given the literal credential {mask(v)}; pass it from the environment instead")
+                if f is not None:
+                    yield f
 
 
 def _host(value: str) -> str:
     """The host part of an address value: ``tcp://h:1``, ``h:1/path``, ``[2001:db8::1]:5000``,
     ``2001:db8::1`` (an IPv6 literal without brackets has no port)."""
     rest = re.sub(r"^[a-z]+://", "", value).split("/")[0]
+    rest = rest.rsplit("@", 1)[-1]   # user:password@host: the host (the password is RED002's)
     if rest.startswith("["):
         return rest[1:].split("]", 1)[0]
     if rest.count(":") > 1:

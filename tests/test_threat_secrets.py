@@ -1,0 +1,405 @@
+"""Issue 10, kinds 2 (secrets in messages) and 7 (baselines): no output format, no baseline
+and no fingerprint ever shows a credential or any 8 characters of it.
+
+Each test starts from a real published configuration in examples/submissions changed in one
+place, runs the command line (click's CliRunner) in every format and checks the secret is
+nowhere. Failure messages never print a secret.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import re
+import string
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cfglint.cli import main
+from cfglint.lint import lint_paths
+from cfglint.model import Finding, Span
+from cfglint.redact import FRAGMENT, Redactor, mask_result
+from cfglint.report import as_json
+
+from support import copy_submission, position, replace_once
+
+SG = "recipes/sglang-deepseek-v3.2-h200-tp8-dp8-parsers"          # run.sh: one python3 -m sglang.launch_server
+TRT = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"           # run.sh + config.yml (engine YAML)
+K3 = "nvidia/kimi-k3/gb300-dynamo-sglang-tp8-ep8-dspark7-replayssm-1p1d-mooncake-hicache-r1-v1"  # *.args
+FORMATS = ("text", "json", "github", "sarif")
+
+HF = "hf_" + "Qm7Zt2Lx9Wv4Rk8Bn3Jp6Yc1Hd5Gs0Fa"       # 37 characters, a Hugging Face token's shape
+PW = "Wq8rT3nZp5Lk2Vx"                               # a password: no format, only its place says so
+
+
+def outputs(target: Path) -> dict[str, str]:
+    """Everything ``cfglint check target -f FMT`` prints (stdout and stderr), per format."""
+    runner = CliRunner()
+    out = {}
+    for fmt in FORMATS:
+        res = runner.invoke(main, ["check", str(target), "-f", fmt])
+        assert res.exception is None or isinstance(res.exception, SystemExit), f"{fmt}: {type(res.exception)}"
+        out[fmt] = res.output
+    return out
+
+
+def leaks(secret: str, text: str) -> bool:
+    """Whether ``text`` holds ``secret`` or any FRAGMENT characters of it."""
+    if len(secret) <= FRAGMENT:
+        return secret in text
+    return any(secret[i: i + FRAGMENT] in text for i in range(len(secret) - FRAGMENT + 1))
+
+
+def assert_not_shown(text: str, *secrets: str, where: str = "") -> None:
+    for k, secret in enumerate(secrets):
+        shown = leaks(secret, text)   # a variable: pytest would print the call's arguments
+        assert not shown, f"secret #{k} (or 8 characters of it) shows {where}"
+
+
+def assert_hidden(target: Path, *secrets: str) -> dict[str, str]:
+    out = outputs(target)
+    for fmt, body in out.items():
+        for k, secret in enumerate(secrets):
+            shown = leaks(secret, body)   # a variable: pytest would print the call's arguments
+            assert not shown, f"secret #{k} (or 8 characters of it) shows in the {fmt} output"
+    return out
+
+
+def findings(out: dict[str, str]) -> list[tuple]:
+    """(rule, file name, line, column, message) from the json output."""
+    return [(f["rule"], Path(f["path"]).name, f["line"], f["column"], f["message"])
+            for f in json.loads(out["json"])["findings"]]
+
+
+def at(path: Path, needle: str, occurrence: int = 1) -> tuple[str, int, int]:
+    return (path.name, *position(path.read_text(), needle, occurrence))
+
+
+# -- the issue's examples, each reproduced on main first ---------------------------------------
+
+def test_issue_repeated_api_key_values_in_flg003(tmp_path):
+    """Issue example: the values of a repeated --api-key were printed in full by FLG003."""
+    d = copy_submission(SG, tmp_path)
+    other = "Zr4Kp8Wn2Qx6Tm"
+    replace_once(d / "run.sh", "--trust-remote-code", f"--trust-remote-code --api-key {PW} --api-key {other}")
+    out = assert_hidden(d, PW, other)
+    found = findings(out)
+    run = d / "run.sh"
+    assert [f[1:4] for f in found if f[0] == "RED002"] == [at(run, PW), at(run, other)]
+    flg = [f for f in found if f[0] == "FLG003"]
+    assert flg and flg[0][1:4] == at(run, "--api-key", 2) and "<secret>" in flg[0][4]
+
+
+def test_issue_text_near_a_shell_syntax_error(tmp_path):
+    """Issue example: the text near a shell syntax error (') hf_...') was quoted cut short, so
+    masking the whole token did not hide it."""
+    d = copy_submission(SG, tmp_path)
+    run = d / "run.sh"
+    run.write_text(run.read_text() + f"echo ) {HF}\n")
+    out = assert_hidden(d, HF)
+    found = findings(out)
+    assert ("RED002", *at(run, HF)) in [f[:4] for f in found]
+    io = [f for f in found if f[0] == "IO001"]
+    assert io and "syntax error near" in io[0][4]
+
+
+def test_issue_token_inside_a_path_red001(tmp_path):
+    """Issue example: a token inside a host path was printed by RED001's message."""
+    d = copy_submission(SG, tmp_path)
+    replace_once(d / "run.sh", "--trust-remote-code", f"--trust-remote-code --download-dir /home/{HF}/cache")
+    out = assert_hidden(d, HF)
+    run = d / "run.sh"
+    found = [f[:4] for f in findings(out)]
+    assert ("RED001", *at(run, "/home/")) in found and ("RED002", *at(run, HF)) in found
+
+
+def test_issue_password_in_a_url_red003(tmp_path):
+    """Issue example: a password in a URL was printed by RED003 (and not reported as a secret)."""
+    d = copy_submission(SG, tmp_path)
+    replace_once(d / "run.sh", "--trust-remote-code", f"--trust-remote-code --dist-init-addr http://admin:{PW}@10.1.2.3:5000")
+    out = assert_hidden(d, PW)
+    run = d / "run.sh"
+    found = findings(out)
+    assert ("RED002", *at(run, PW)) in [f[:4] for f in found]
+    red3 = [f for f in found if f[0] == "RED003"]
+    assert [f[1:4] for f in red3] == [at(run, "10.1.2.3")]   # the host, not 'admin:...@10.1.2.3:5000'
+
+
+def test_issue_token_inside_a_manifest_value_sub001(tmp_path):
+    """Issue example: a token as a manifest value was printed by SUB001 (and TOP002's quote)."""
+    d = copy_submission(SG, tmp_path)
+    replace_once(d / "submission.yaml", "precision: FP8", f"precision: {HF}")
+    out = assert_hidden(d, HF)
+    found = findings(out)
+    manifest = d / "submission.yaml"
+    assert ("RED002", *at(manifest, HF)) in [f[:4] for f in found]
+    assert any(f[0] == "SUB001" for f in found)
+
+
+def test_issue_short_secret_not_shown_partly(tmp_path):
+    """Issue example: 'pw12...(4 chars)' showed a 4-character secret whole."""
+    d = copy_submission(SG, tmp_path)
+    replace_once(d / "run.sh", "--trust-remote-code", "--trust-remote-code --api-key pw12")
+    out = assert_hidden(d, "pw12")
+    red = [f for f in findings(out) if f[0] == "RED002"]
+    assert [f[1:4] for f in red] == [at(d / "run.sh", "pw12")] and "<secret, 4 chars>" in red[0][4]
+
+
+def test_masking_does_not_depend_on_the_configuration(tmp_path):
+    """A configuration that ignores RED002 (or a --select without it) still gets every
+    credential masked: masking runs before the configuration filters findings."""
+    d = copy_submission(SG, tmp_path)
+    other = "Zr4Kp8Wn2Qx6Tm"
+    replace_once(d / "run.sh", "--trust-remote-code", f"--trust-remote-code --api-key {PW} --api-key {other}")
+    (d / ".cfglint.yaml").write_text("ignore: [RED]\n")
+    out = assert_hidden(d, PW, other)
+    found = findings(out)
+    assert not any(f[0] == "RED002" for f in found) and any(f[0] == "FLG003" for f in found)
+    res = CliRunner().invoke(main, ["check", str(d), "--no-config", "--select", "FLG003", "-f", "sarif"])
+    assert "FLG003" in res.stdout
+    assert_not_shown(res.output, PW, other, where="in the SARIF output")
+
+
+# -- the forms not seen before ------------------------------------------------------------------
+
+SHELL_FORMS = {
+    "url-userinfo": (f"export HF_ENDPOINT=https://mirror:{PW}@hub.example.com", PW),
+    "authorization-bearer": (f'curl -H "Authorization: Bearer {PW}" http://localhost:30000/health', PW),
+    "curl-u": (f"curl -u admin:{PW} http://localhost:30000/health", PW),
+    "curl-u-continued": (f"curl -s \\\n  --user admin:{PW} http://localhost:30000/health", PW),
+    "password-variable": (f"export DB_PASSWORD={PW}", PW),
+    "api-key-continued": (f"vllm serve openai/gpt-oss-120b --api-key \\\n  {PW}", PW),
+}
+
+
+@pytest.mark.parametrize("form", sorted(SHELL_FORMS))
+def test_shell_forms_are_found_and_hidden(tmp_path, form):
+    line, secret = SHELL_FORMS[form]
+    d = copy_submission(SG, tmp_path)
+    run = d / "run.sh"
+    run.write_text(run.read_text() + line + "\n")
+    out = assert_hidden(d, secret)
+    assert [f[1:4] for f in findings(out) if f[0] == "RED002"] == [at(run, secret)]
+
+
+@pytest.mark.parametrize("key", ["api_key", "password", "token", "secret", "hf_token", "client_secret"])
+def test_yaml_credential_keys_in_an_engine_config(tmp_path, key):
+    d = copy_submission(TRT, tmp_path)
+    config = d / "config.yml"
+    replace_once(config, "stream_interval: 10\n", f"stream_interval: 10\n{key}: \"{PW}\"\n")
+    out = assert_hidden(d, PW)
+    assert ("RED002", *at(config, PW)) in [f[:4] for f in findings(out)]
+
+
+def test_yaml_credential_key_in_the_manifest(tmp_path):
+    d = copy_submission(SG, tmp_path)
+    manifest = d / "submission.yaml"
+    replace_once(manifest, "precision: FP8\n", f"precision: FP8\napi_key: {PW}\n")
+    out = assert_hidden(d, PW)
+    found = [f[:4] for f in findings(out)]
+    assert ("RED002", *at(manifest, PW)) in found and any(f[0] == "SUB001" for f in found)
+
+
+def test_args_value_on_the_line_after_its_flag(tmp_path):
+    """An argument file renders a flag and its value on two lines."""
+    d = copy_submission(K3, tmp_path)
+    args = d / "decode.args"
+    replace_once(args, "--trust-remote-code\n", f"--trust-remote-code\n--api-key\n{PW}\n")
+    out = assert_hidden(d, PW)
+    assert [f[1:4] for f in findings(out) if f[0] == "RED002"] == [at(args, PW)]
+
+
+PLACEHOLDERS = ["$HF_TOKEN", "${TOKEN}", "<redacted>", "xxx", "changeme", "XXXXXXXX", "your-token-here"]
+
+
+def red002(target: Path) -> list[tuple]:
+    res = CliRunner().invoke(main, ["check", str(target), "-f", "json"])
+    return [f for f in findings({"json": res.stdout}) if f[0] == "RED002"]
+
+
+def test_placeholders_are_not_credentials(tmp_path):
+    """$HF_TOKEN, ${TOKEN}, <redacted>, xxx, changeme ... in every form: no RED002."""
+    d = copy_submission(SG, tmp_path)
+    run = d / "run.sh"
+    replace_once(run, "--trust-remote-code", "--trust-remote-code " + " ".join(f'--api-key "{v}"' for v in PLACEHOLDERS))
+    run.write_text(run.read_text() + "".join(
+        f"curl -u admin:{v} -H \"Authorization: Bearer {v}\" https://u:{v}@hub.example.com\nexport DB_PASSWORD={v}\n"
+        for v in PLACEHOLDERS))
+    trt = copy_submission(TRT, tmp_path)
+    replace_once(trt / "config.yml", "stream_interval: 10\n", "stream_interval: 10\n" + "".join(
+        f"{k}_api_key: \"{v}\"\n{k}_password: {v}\n" for k, v in zip("abcdefg", PLACEHOLDERS) if not v.startswith("$")))
+    assert red002(d) == [] and red002(trt) == []
+
+
+def test_lookalikes_are_not_credentials(tmp_path):
+    """docker -u uid:gid, a URL with a port, token counts and tokenizer keys are no credentials."""
+    d = copy_submission(SG, tmp_path)
+    run = d / "run.sh"
+    run.write_text(run.read_text() + "docker run -u 1000:1000 img\ncurl http://localhost:30000/v1/models\n")
+    trt = copy_submission(TRT, tmp_path)
+    replace_once(trt / "config.yml", "stream_interval: 10\n", "stream_interval: 10\nmax_num_tokens: 8192\n")
+    assert red002(d) == [] and red002(trt) == []
+
+
+# -- kind 7: baselines ---------------------------------------------------------------------------
+
+def test_issue_baseline_does_not_hide_a_new_secret_of_the_same_length(tmp_path):
+    """Issue example (kind 7): the fingerprint used the masked line, so a new live secret of the
+    same length as a baselined one was hidden. A baseline never accepts RED002."""
+    d = copy_submission(SG, tmp_path)
+    run = d / "run.sh"
+    replace_once(run, "--trust-remote-code", f"--trust-remote-code --api-key {PW}")
+    base = tmp_path / "base.json"
+    runner = CliRunner()
+    res = runner.invoke(main, ["check", str(d), "--write-baseline", str(base)])
+    assert res.exit_code == 0 and "1 credential(s) (RED002) not recorded" in res.output
+    assert_not_shown(base.read_text(), PW, where="in the baseline")
+    assert "RED002" not in base.read_text()
+    new = "Hb5Nc9Xe1Vj7Ud3"   # same length, another secret
+    assert len(new) == len(PW)
+    run.write_text(run.read_text().replace(PW, new))
+    res = runner.invoke(main, ["check", str(d), "--baseline", str(base), "-f", "json"])
+    red = [f for f in json.loads(res.stdout)["findings"] if f["rule"] == "RED002"]
+    assert res.exit_code == 1 and [(f["line"], f["column"]) for f in red] == [position(run.read_text(), new)]
+    assert_not_shown(res.output, new, where="in the output")
+
+
+def test_baseline_file_never_holds_a_secret(tmp_path):
+    """Other findings on a secret's line (FLG003 here) are recorded, by a hash of the masked line."""
+    d = copy_submission(SG, tmp_path)
+    other = "Zr4Kp8Wn2Qx6Tm"
+    replace_once(d / "run.sh", "--trust-remote-code", f"--trust-remote-code --api-key {PW} --api-key {other}")
+    base = tmp_path / "base.json"
+    res = CliRunner().invoke(main, ["check", str(d), "--write-baseline", str(base)])
+    assert res.exit_code == 0 and "2 credential(s) (RED002) not recorded" in res.output
+    text = base.read_text()
+    assert "FLG003" in text
+    assert_not_shown(text, PW, other, where="in the baseline")
+    res = CliRunner().invoke(main, ["check", str(d), "--baseline", str(base), "-f", "json"])
+    assert sorted(f["rule"] for f in json.loads(res.stdout)["findings"]) == ["RED002", "RED002"]
+
+
+# -- kind 2, cost: a long line with many secrets is linear ------------------------------------
+
+def _cpu(fn) -> float:
+    """CPU time of ``fn()`` in this process, the collector paused (other jobs on the machine
+    and garbage collection pauses are noise here, not the cost of the algorithm)."""
+    gc.collect()
+    gc.disable()
+    try:
+        t = time.process_time()
+        fn()
+        return time.process_time() - t
+    finally:
+        gc.enable()
+
+
+def _many_secrets(n: int) -> str:
+    words = []
+    for i in range(n):
+        tail = "".join(string.ascii_letters[(i * 7 + k * 13) % 52] for k in range(30)) + f"{i:06d}"
+        words.append(("hf_" + tail, f"https://u:{tail[:16]}@h.example.com", f"Authorization: Bearer {tail[:20]}")[i % 3])
+    return "echo " + " ".join(words) + "\n"
+
+
+def _lint_time(path: Path, text: str) -> float:
+    """Best of two (the shell parser's forked child is not part of secret scanning)."""
+    path.write_text(text)
+
+    def run():
+        result = lint_paths([str(path)])
+        as_json(result.findings, 1)
+    return min(_cpu(run) for _ in range(2))
+
+
+def test_many_secrets_on_one_line_cost_is_linear(tmp_path):
+    """Issue example (kind 4, secrets' part): a 2 MB line with many secrets took 48 s; masking
+    was quadratic (one pattern of every secret, and the line rebuilt per secret)."""
+    small, large = _many_secrets(200), _many_secrets(2000)
+    _lint_time(tmp_path / "warm.sh", small)
+    t1 = _lint_time(tmp_path / "small.sh", small)
+    t10 = _lint_time(tmp_path / "large.sh", large)
+    assert t10 <= 12 * t1 + 0.2, f"10x input took {t10 / t1:.1f}x the time"
+
+
+def _masking_time(n: int) -> float:
+    """CPU time of the choke point (redact.mask_result) for n credentials on one line, each
+    also quoted by another finding's message."""
+    tokens = [f"hf_{i:08d}" + "".join(string.ascii_letters[(i * 31 + k * 7) % 52] for k in range(26)) for i in range(n)]
+    line = " ".join(tokens)
+    found, col = [], 1
+    for tok in tokens:
+        span = Span("run.sh", 1, col, 1, col + len(tok))
+        found += [Finding("RED002", "a token", span, secret=True), Finding("FLG003", f"--x is {tok} here", span)]
+        col += len(tok) + 1
+    sources = {"run.sh": [line]}
+    spent = _cpu(lambda: mask_result(found, sources))
+    assert set(sources["run.sh"][0]) <= {"*", " "} and all("hf_" not in f.message for f in found)
+    return spent
+
+
+def test_masking_many_secrets_on_one_line_is_linear():
+    """Issue example (a 2 MB line with many secrets, 48 s): the line was rebuilt once per
+    credential and every message searched with one pattern of all credentials (quadratic: 100x
+    the time for 10x the credentials). The credentials share a prefix (hf_0000), as keys of one
+    vendor do."""
+    _masking_time(100)
+    t1 = min(_masking_time(500) for _ in range(3))
+    t10 = min(_masking_time(5000) for _ in range(3))
+    assert t10 <= 12 * t1 + 0.1, f"10x input took {t10 / t1:.1f}x the time"
+
+
+def test_redactor_hides_fragments_and_keeps_columns():
+    r = Redactor([HF, "pw12"])
+    line = f"x {HF[:12]} y {HF[5:30]} pw12 z"
+    hidden = r.hide(line, same_length=True)
+    assert len(hidden) == len(line) and "pw12" not in hidden
+    assert_not_shown(hidden, HF, where="in the masked line")
+    assert hidden.startswith("x ") and hidden.endswith(" z")
+    assert r.hide(f"near '{HF[:9]}'") == "near '<secret>'"
+    assert r.hide("nothing to hide here") == "nothing to hide here"
+
+
+# -- the property: a random secret of each form, in a real configuration, never shows -----------
+
+_SECRET = st.text(alphabet=string.ascii_letters + string.digits, min_size=12, max_size=40).filter(
+    lambda s: len(set(s)) >= 8 and re.search(r"[A-Za-z]", s) and re.search(r"\d", s))
+
+# (example, file, text replaced, replacement with {s} for the secret, the secret from s)
+FORMS = [
+    (SG, "run.sh", "--trust-remote-code", "--trust-remote-code --api-key {s}", lambda s: s),
+    (SG, "run.sh", "--trust-remote-code", "--trust-remote-code --api-key {s} --api-key x{s}", lambda s: s),
+    (SG, "run.sh", "--trust-remote-code", "--trust-remote-code --download-dir /home/hf_{s}{s}{s}/c", lambda s: f"hf_{s}{s}{s}"),
+    (SG, "run.sh", "--trust-remote-code", "--trust-remote-code --dist-init-addr http://u:{s}@10.0.0.7:5000", lambda s: s),
+    (SG, "run.sh", "--reasoning-parser deepseek-v3", "--reasoning-parser deepseek-v3\necho ) hf_{s}{s}{s}", lambda s: f"hf_{s}{s}{s}"),
+    (SG, "run.sh", "--reasoning-parser deepseek-v3", "--reasoning-parser deepseek-v3\ncurl -u me:{s} -H 'Authorization: Bearer {s}' http://h",
+     lambda s: s),
+    (SG, "submission.yaml", "precision: FP8", "precision: hf_{s}{s}{s}", lambda s: f"hf_{s}{s}{s}"),
+    (SG, "submission.yaml", "precision: FP8", "precision: FP8\npassword: {s}", lambda s: s),
+    (TRT, "config.yml", "stream_interval: 10", "stream_interval: 10\ntoken: '{s}'", lambda s: s),
+    (TRT, "run.sh", "--port 8000", "--port 8000 --api_key {s}", lambda s: s),
+    (K3, "decode.args", "--trust-remote-code\n", "--trust-remote-code\n--api-key\n{s}\n", lambda s: s),
+    (K3, "decode.args", "UCX_TLS=rc,cuda_copy", "UCX_TLS=rc,cuda_copy\nHF_TOKEN=ghp_{s}{s}{s}", lambda s: f"ghp_{s}{s}{s}"),
+]
+
+
+@settings(max_examples=200 if os.environ.get("CI") else 25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(form=st.sampled_from(range(len(FORMS))), s=_SECRET)
+def test_property_no_output_shows_a_secret(tmp_path_factory, form, s):
+    example, name, old, new, secret_of = FORMS[form]
+    tmp = tmp_path_factory.mktemp("p")
+    d = copy_submission(example, tmp)
+    replace_once(d / name, old, new.format(s=s))
+    secret = secret_of(s)
+    out = outputs(d)
+    for fmt, body in out.items():
+        shown = leaks(secret, body)   # a variable: pytest would print the call's arguments
+        assert not shown, f"form {form}: 8 characters of the secret show in the {fmt} output"
+    assert any(f[0] == "RED002" for f in findings(out)), f"form {form}: no RED002"
