@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .knowledge import Knowledge
 from .launchers import Launch, Launchers, registries  # noqa: F401  (registries: re-exported)
 from .model import Located, Span, parse_int
-from .shell import Command, Word
+from .shell import Command, Overlay, Word
 from .wrappers import Unwrapped, Wrappers, shell_string_commands
 from .yamlsrc import YMap, YNode, YScalar, walk_path
 
@@ -105,7 +106,7 @@ class Process:
     dp_workers_on_one_node: bool = False    # sglang_router.launch_server: its --dp-size workers share this node
     # the process's environment as the launch sets it (export, VAR=x cmd, docker run -e, mpirun -x,
     # env, NAME=value lines of an argument file); value None when only known at run time
-    env: dict[str, Located] = field(default_factory=dict)
+    env: Mapping[str, Located] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -124,6 +125,27 @@ class Deployment:
 
 
 # ---------------------------------------------------------------------------------------
+class _LocatedEnv(Mapping):
+    """A process's environment as name -> Located(value or None when not static, span),
+    converted on lookup: building a dict per process made many processes in a file with many
+    exported variables quadratic."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: Mapping[str, Word]):
+        self.words = words
+
+    def __getitem__(self, name: str) -> Located:
+        w = self.words[name]
+        return Located(w.text if w.static else None, w.span)
+
+    def __iter__(self):
+        return iter(self.words)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+
 def _flag_table(tables: list[dict]) -> dict[str, str]:
     """Flag name -> canonical setting, from engine tables (the first table that names a flag wins)."""
     out: dict[str, str] = {}
@@ -241,9 +263,7 @@ class _Adapter:
         """The processes ``cmd`` starts: none, one, or those of a ``bash -c "..."`` string.
         Commands that look like an engine launch but whose launcher is unknown go to
         ``self.unrecognised``."""
-        env: dict[str, Word] = dict(outer or {})
-        env.update(cmd.exported)
-        env.update(cmd.assignments)
+        env = Overlay(cmd.assignments, cmd.exported, outer or {})  # no copy per command
         wrapped = self.wrappers.unwrap(list(cmd.words), env)
         if wrapped.shell_string is not None:
             if depth >= 3 or self.shell_strings <= 0:
@@ -275,8 +295,7 @@ class _Adapter:
         if bare:
             if not self.default_engine:
                 return None
-            env: dict[str, Word] = dict(cmd.exported)
-            env.update(cmd.assignments)
+            env = Overlay(cmd.assignments, cmd.exported)
             wrapped = Unwrapped(list(cmd.words), env)
             launch = Launch("engine", self.default_engine, self.default_orchestrator,
                             f"{self.default_engine} worker arguments", 0, {})
@@ -360,7 +379,7 @@ class _Adapter:
             self.apply_config(proc, cfg)
         self.collect_parsers(proc, env)
         self.assign_role(proc, file_role)
-        proc.env = {name: Located(w.text if w.static else None, w.span) for name, w in env.items()}
+        proc.env = _LocatedEnv(env)
         return proc
 
     def _tables(self, engine: str | None, orchestrator: str | None) -> list[dict]:

@@ -7,6 +7,7 @@ know; rules then stay silent rather than guess.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -541,6 +542,9 @@ def _precision_of(quantization: Any) -> str | None:
     return _METHOD_PRECISION.get(str(quantization.get("method") or "").lower())
 
 
+_OPT_LEVEL = re.compile(r"-O\d")  # vLLM -O3
+
+
 class FlagRegistry:
     """One launcher's command-line flags (rules/flags/<engine>.yaml): names, aliases, types,
     choices, removed flags and known slips."""
@@ -577,18 +581,34 @@ class FlagRegistry:
         head = option.split(".", 1)[0]
         if head != option and (self.flags.get(self.primary.get(head, "")) or {}).get("type") == "json":
             return self.primary[head]  # vLLM: --speculative-config.num_speculative_tokens 3
-        if re.fullmatch(r"-O\d", option) and "-O" in self.primary:
+        if _OPT_LEVEL.fullmatch(option) and "-O" in self.primary:
             return self.primary["-O"]
         if self.allow_abbrev and option.startswith("--"):
-            matches = {p for o, p in self.primary.items() if o.startswith(option)}
+            matches = self._completions(option, limit=2)
             if len(matches) == 1:
                 return matches.pop()
         return None
 
+    @cached_property
+    def _sorted_options(self) -> list[str]:
+        return sorted(self.primary)
+
+    def _completions(self, prefix: str, limit: int | None = None) -> set[str]:
+        """Primary names of the options that start with ``prefix`` (at most ``limit`` of them):
+        a binary search in the sorted option names (a scan of all of them per flag made many
+        flags slow)."""
+        names = self._sorted_options
+        i = bisect.bisect_left(names, prefix)
+        out: set[str] = set()
+        while i < len(names) and names[i].startswith(prefix) and (limit is None or len(out) < limit):
+            out.add(self.primary[names[i]])
+            i += 1
+        return out
+
     def ambiguous(self, option: str) -> list[str]:
         if not self.allow_abbrev or not option.startswith("--"):
             return []
-        return sorted({p for o, p in self.primary.items() if o.startswith(option)})
+        return sorted(self._completions(option))
 
 
 def _registries() -> dict[str, FlagRegistry]:

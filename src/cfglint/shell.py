@@ -28,6 +28,7 @@ import bisect
 import os
 import pickle
 import re
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -49,13 +50,105 @@ class Word:
     static: bool = True
 
 
+class Exports:
+    """The variables a script has exported so far, as a log that every command's view shares:
+    a copy of the whole environment per command made a script of many ``export`` lines and
+    many commands quadratic (in time and in the pickled parse)."""
+
+    def __init__(self):
+        self.history: dict[str, tuple[list[int], list[Word]]] = {}  # name -> (versions, values)
+        self.order: list[str] = []                                 # names, first export first
+        self.version = 0
+
+    def __setitem__(self, name: str, word: Word) -> None:
+        self.version += 1
+        versions, values = self.history.setdefault(name, ([], []))
+        if not versions:
+            self.order.append(name)
+        versions.append(self.version)
+        values.append(word)
+
+    def snapshot(self) -> ExportView:
+        """The exported variables as they are now; O(1)."""
+        return ExportView(self, self.version, len(self.order))
+
+
+class ExportView(Mapping):
+    """A read-only view of :class:`Exports` at one moment; lookups are a binary search."""
+
+    __slots__ = ("log", "version", "count")
+
+    def __init__(self, log: Exports, version: int, count: int):
+        self.log, self.version, self.count = log, version, count
+
+    def __getitem__(self, name: str) -> Word:
+        versions, values = self.log.history.get(name, ((), ()))
+        i = bisect.bisect_right(versions, self.version) - 1
+        if i < 0:
+            raise KeyError(name)
+        return values[i]
+
+    def __iter__(self):
+        return iter(self.log.order[: self.count])
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __reduce__(self):
+        return ExportView, (self.log, self.version, self.count)
+
+
+class Overlay(MutableMapping):
+    """A mapping over read-only ``bases`` (the first that has a key wins) with its own changes
+    (set, delete, clear) kept apart: O(1) to make however large the bases are, so giving each
+    command its environment costs nothing per inherited variable."""
+
+    def __init__(self, *bases: Mapping):
+        self.bases = [b for b in bases if b is not None]
+        self.local: dict = {}
+        self.hidden: set = set()
+
+    def __getitem__(self, key):
+        if key in self.local:
+            return self.local[key]
+        if key not in self.hidden:
+            for base in self.bases:
+                if key in base:
+                    return base[key]
+        raise KeyError(key)
+
+    def __setitem__(self, key, value) -> None:
+        self.local[key] = value
+
+    def __delitem__(self, key) -> None:
+        if key not in self:
+            raise KeyError(key)
+        self.local.pop(key, None)
+        self.hidden.add(key)
+
+    def clear(self) -> None:
+        self.bases, self.local, self.hidden = [], {}, set()
+
+    def __iter__(self):
+        seen = set(self.local)
+        yield from self.local
+        for base in self.bases:
+            for key in base:
+                if key not in seen and key not in self.hidden:
+                    seen.add(key)
+                    yield key
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 @dataclass(slots=True)
 class Command:
     """A simple command: argv words, prefix assignments, exported environment, loop count."""
 
     words: list[Word]
     assignments: dict[str, Word]
-    exported: dict[str, Word]
+    exported: Mapping[str, Word]   # a dict, or an ExportView shared with the other commands
     span: Span
     repeat: Located | None = None  # number of literal loop iterations, with the loop's span
     certain: bool = True           # False: runs an unknown number of times (branch, loop, function)
@@ -98,6 +191,30 @@ def _parser():
     return tree_sitter.Parser(_language())
 
 
+class _CharIndex:
+    """Byte offset -> code-point offset in UTF-8 ``data``, in O(log k) per query (k: the number
+    of multi-byte characters): decoding ``data[:byte]`` per word made a long line with one
+    non-ASCII character quadratic (a 400 KB line took 24 s)."""
+
+    _MULTI = re.compile(rb"[\xc0-\xff][\x80-\xbf]*")
+
+    def __init__(self, data: bytes):
+        self.ends: list[int] = []    # byte offset just past each multi-byte character
+        self.saved: list[int] = []   # bytes beyond one per character, up to and including it
+        saved = 0
+        if not data.isascii():
+            for m in self._MULTI.finditer(data):
+                saved += m.end() - m.start() - 1
+                self.ends.append(m.end())
+                self.saved.append(saved)
+
+    def char(self, byte: int) -> int:
+        """The code-point offset of byte offset ``byte``, a character boundary (the parser's
+        offsets always are)."""
+        i = bisect.bisect_right(self.ends, byte) - 1
+        return byte - (self.saved[i] if i >= 0 else 0)
+
+
 class _Positions:
     """Byte offsets to 1-based (line, code-point column)."""
 
@@ -109,17 +226,13 @@ class _Positions:
         while i != -1:
             self.starts.append(i + 1)
             i = data.find(b"\n", i + 1)
-        self.ascii_rows: dict[int, bool] = {}
+        self.index = _CharIndex(data)
 
     def point(self, row: int, col_bytes: int) -> tuple[int, int]:
         start = self.starts[row] if row < len(self.starts) else len(self.data)
-        ascii_line = self.ascii_rows.get(row)
-        if ascii_line is None:
-            end = self.starts[row + 1] if row + 1 < len(self.starts) else len(self.data)
-            ascii_line = self.ascii_rows[row] = self.data[start:end].isascii()
-        if ascii_line:  # the usual case: O(1) per word, even on a 1 MB line
+        if not self.index.ends:  # all ASCII: the byte column is the column
             return row + 1, col_bytes + 1
-        return row + 1, len(self.data[start:start + col_bytes].decode("utf-8", "replace")) + 1
+        return row + 1, self.index.char(start + col_bytes) - self.index.char(start) + 1
 
     def span(self, node) -> Span:
         """The span of a tree-sitter node."""
@@ -239,12 +352,11 @@ class _MappedPositions:
         self.text = text
         self.pieces = pieces
         self.path = path
-        self.ascii = text.isascii()
-        self.data = text.encode("utf-8")
+        self.index = _CharIndex(text.encode("utf-8"))
         self.starts = _starts(pieces)
 
     def _char(self, byte: int) -> int:
-        return byte if self.ascii else len(self.data[:byte].decode("utf-8", "replace"))
+        return self.index.char(byte)
 
     def span(self, node) -> Span:
         return _span_of(self.pieces, self._char(node.start_byte), self._char(node.end_byte), self.starts)
@@ -259,6 +371,9 @@ MAX_CALLS = 512          # function calls followed per file (a call tree can gro
 MAX_WORDS = 4096         # words an array may hold, pieces a value may hold: beyond, not static
 MAX_CHARS = 1 << 16      # characters a value may hold: beyond, not static
 MAX_FILE_WORDS = 1 << 18  # words spliced or split out of variables per file: beyond, not static
+# characters expansions may add to a file's words (beyond what the file itself holds): a 60 KB
+# value used 10 000 times would otherwise be 600 MB for every rule to read; beyond, not static
+MAX_FILE_CHARS = 1 << 22
 
 
 class _Walker:
@@ -269,12 +384,12 @@ class _Walker:
             self.script = ShellScript()
             self.vars: dict[str, list[_Piece]] = {}
             self.arrays: dict[str, list[Word] | None] = {}   # None: not known statically
-            self.exported: dict[str, Word] = {}
+            self.exported = Exports()
             self.functions: dict[str, object] = {}
             self.called: set[str] = set()
             self.args: list[Word] | None = None                # positional args inside a function call
             self.depth = 0
-            self.budget = [MAX_EVALS, MAX_CALLS, MAX_FILE_WORDS]
+            self.budget = [MAX_EVALS, MAX_CALLS, MAX_FILE_WORDS, MAX_FILE_CHARS]
         else:
             for name in ("script", "vars", "arrays", "exported", "functions", "called", "args", "depth", "budget"):
                 setattr(self, name, getattr(parent, name))
@@ -404,9 +519,11 @@ class _Walker:
         """One word; when its whole text comes from one place elsewhere (a variable's literal,
         a default) its span is that place."""
         pieces = self.pieces(node)
+        raw, span = self.src(node), self.pos.span(node)
+        if not self.spend(sum(len(p.text) for p in pieces) - len(raw)):
+            return Word(raw, raw, span, False)
         text = "".join(p.text for p in pieces)
         static = all(p.static for p in pieces)
-        raw, span = self.src(node), self.pos.span(node)
         solid = [p for p in pieces if p.text]
         if static and len(solid) == 1 and len(pieces) == len(solid) and solid[0].span != span \
                 and node.type in ("string", "simple_expansion", "expansion"):
@@ -431,6 +548,16 @@ class _Walker:
                         return list(arr)
         return None
 
+    def spend(self, chars: int) -> bool:
+        """Take ``chars`` characters of expanded text from the file's budget (MAX_FILE_CHARS);
+        False, taking nothing, when it does not hold them."""
+        if chars <= 0:
+            return True
+        if chars > self.budget[3]:
+            return False
+        self.budget[3] -= chars
+        return True
+
     def fields(self, pieces: list[_Piece]) -> list[Word]:
         """Bash field splitting of a static value on whitespace."""
         text = "".join(p.text for p in pieces)
@@ -448,18 +575,22 @@ class _Walker:
                 inner, quoted = kids[0], True
         if inner.type in ("expansion", "simple_expansion"):
             spliced = self.splice(inner)
-            if spliced is not None and len(spliced) <= self.budget[2]:
+            if spliced is not None and len(spliced) <= self.budget[2] and \
+                    self.spend(sum(len(w.text) for w in spliced)):
                 self.budget[2] -= len(spliced)
                 return spliced
             if spliced is not None:
                 return [Word(self.src(node), self.src(node), self.pos.span(node), False)]
             if not quoted:
                 pieces = self.pieces(inner)
-                if all(p.static for p in pieces) and self.budget[2] > 0:
+                chars = sum(len(p.text) for p in pieces)
+                if all(p.static for p in pieces) and self.budget[2] > 0 and self.spend(chars):
                     words = self.fields(pieces)
                     self.budget[2] -= max(len(words), 1)
                     return words
-                return [Word("".join(p.text for p in pieces), self.src(node), self.pos.span(node), False)]
+                raw = self.src(node)
+                text = "".join(p.text for p in pieces) if self.spend(chars - len(raw)) else raw
+                return [Word(text, raw, self.pos.span(node), False)]
         return [self.word(node)]
 
     # -- statements --------------------------------------------------------------------
@@ -644,7 +775,7 @@ class _Walker:
             return
         rep = Located(repeat, loop_span) if loop_span is not None and repeat > 1 else None
         self.script.commands.append(
-            Command(words, assignments, dict(self.exported), self.pos.span(node), rep, certain))
+            Command(words, assignments, self.exported.snapshot(), self.pos.span(node), rep, certain))
 
     def eval(self, node, repeat: int, loop_span: Span | None, certain: bool) -> bool:
         """``eval "$CMD"``: the arguments joined with spaces and read again as shell, every
@@ -656,8 +787,10 @@ class _Walker:
             pieces.extend(self.pieces(child))
         if not pieces or not all(p.static for p in pieces) or self.budget[0] <= 0:
             return False
-        self.budget[0] -= 1
         text = "".join(p.text for p in pieces)
+        if not self.spend(len(text)):
+            return False
+        self.budget[0] -= 1
         data = text.encode("utf-8")
         masked = _ASTRAL.sub(b"____", PLACEHOLDER.sub(lambda m: b"_" + m.group(1).replace(b" ", b"_") + b"_", data))
         tree = _parser().parse(masked)

@@ -12,6 +12,8 @@ What writes to a file or another program is not text: ``echo ... > args.txt``,
 
 from __future__ import annotations
 
+import bisect
+
 from .model import Span
 
 TEXT_COMMANDS = ("echo", "printf", "cat")
@@ -79,8 +81,37 @@ def _to_screen(command) -> bool:
     return True
 
 
-def inside(regions: list[Span], line: int, col: int) -> bool:
-    """Whether 1-based (line, col) falls in one of ``regions``."""
+class Regions:
+    """Spans as sorted, disjoint intervals of (line, col): :meth:`holds` is a binary search, so
+    checking every match of a long file against every echo / comment in it stays linear-log
+    (a loop over all regions per match was quadratic)."""
+
+    def __init__(self, spans: list[Span]):
+        merged: list[list[tuple[int, int]]] = []
+        for a, b in sorted(((s.line, s.col), (s.end_line, s.end_col)) for s in spans):
+            if b <= a:
+                continue
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        self.starts = [a for a, _ in merged]
+        self.ends = [b for _, b in merged]
+
+    def holds(self, line: int, col: int) -> bool:
+        """Whether 1-based (line, col) falls in one of the regions."""
+        i = bisect.bisect_right(self.starts, (line, col)) - 1
+        return i >= 0 and (line, col) < self.ends[i]
+
+    def __bool__(self) -> bool:
+        return bool(self.starts)
+
+
+def inside(regions: Regions | list[Span], line: int, col: int) -> bool:
+    """Whether 1-based (line, col) falls in one of ``regions`` (a :class:`Regions`, or a list
+    of spans: then linear in their number)."""
+    if isinstance(regions, Regions):
+        return regions.holds(line, col)
     for s in regions:
         if (s.line, s.col) <= (line, col) < (s.end_line, s.end_col):
             return True

@@ -20,7 +20,22 @@ from .textfile import TextFile
 
 UNSUPPRESSIBLE = frozenset({"RED002"})
 
-DIRECTIVE = re.compile(r"#\s*cfglint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_,\s]+?)\s*(?:--\s*(.*?))?\s*$")
+# '# cfglint: disable=ID[,ID] [-- reason]' up to the end of the line. The head is a regular
+# expression; the rest is split by hand: one pattern with three overlapping runs of '\s'
+# (ids, padding, end) backtracked for minutes on a directive followed by 2 000 spaces and a word.
+_HEAD = re.compile(r"#\s*cfglint:\s*(disable|disable-file)\s*=")
+_IDS = re.compile(r"[A-Za-z0-9_,\s]+")
+
+
+def parse_directive(line: str) -> tuple[str, str, str, int] | None:
+    """(kind, ids text, reason, start column offset) of the first directive in ``line``, or
+    None: after ``=`` come rule ids (letters, digits, '_', ',', blanks), then optionally
+    ``--`` and a reason, to the end of the line. Linear in the line's length."""
+    for m in _HEAD.finditer(line):
+        ids, sep, reason = line[m.end():].partition("--")
+        if _IDS.fullmatch(ids):
+            return m.group(1), ids, reason.strip() if sep else "", m.start()
+    return None
 
 
 @dataclass(slots=True)
@@ -32,6 +47,7 @@ class Directive:
     used: bool = False
     refused: bool = False
     lines: tuple[int, ...] = field(default=())
+    command: tuple[int, int] | None = None   # (first, last) lines of the command it precedes
 
 
 def directives(tf: TextFile) -> list[Directive]:
@@ -40,14 +56,21 @@ def directives(tf: TextFile) -> list[Directive]:
     for lineno, line in enumerate(tf.lines, start=1):
         if "cfglint:" not in line:
             continue
-        m = DIRECTIVE.search(line)
-        if not m:
+        parsed = parse_directive(line)
+        if parsed is None:
             continue
-        ids = [i.strip().upper() for i in m.group(2).split(",") if i.strip()]
-        span = Span(tf.display, lineno, m.start() + 1, lineno, m.end() + 1)
-        whole = m.group(1) == "disable-file"
-        out.append(Directive(ids, (m.group(3) or "").strip(), span, whole, lines=(lineno, lineno + 1)))
+        kind, id_text, reason, start = parsed
+        ids = [i.strip().upper() for i in id_text.split(",") if i.strip()]
+        span = Span(tf.display, lineno, start + 1, lineno, len(line) + 1)
+        whole = kind == "disable-file"
+        out.append(Directive(ids, reason, span, whole, lines=(lineno, lineno + 1)))
     return out
+
+
+def _patterns(rule_id: str) -> list[str]:
+    """The directive ids that cover ``rule_id`` (model.rule_matches): itself and each prefix
+    that does not end in a digit (``RED`` and ``R`` cover ``RED001``, ``RED00`` does not)."""
+    return [rule_id] + [rule_id[:k] for k in range(1, len(rule_id)) if not rule_id[k - 1].isdigit()]
 
 
 def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool = False,
@@ -61,25 +84,64 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
     """
     by_file = {tf.display: directives(tf) for tf in texts}
     lines_of = {tf.display: tf.lines for tf in texts}
+    # per file, the directives that may silence a finding, indexed by (pattern, where): where is
+    # a line, a command's (first, last) lines or None (whole file). Each finding looks up only
+    # the patterns that cover its rule: a loop over every directive per finding, and over every
+    # command per directive, made many directives and findings quadratic.
+    index: dict[str, dict[tuple, list[Directive]]] = {}
+    covering: dict[str, dict[int, list[tuple[int, int]]]] = {}
     for path, ds in by_file.items():
         text = lines_of[path]
+        next_code = [0] * (len(text) + 2)   # first line >= i that is neither blank nor a comment
+        nxt = len(text) + 1
+        for i in range(len(text), 0, -1):
+            line = text[i - 1]
+            if line.strip() and not line.lstrip().startswith("#"):
+                nxt = i
+            next_code[i] = nxt
+        ends: dict[int, int] = {}
+        for first, last in (commands or {}).get(path, []):
+            ends[first] = max(ends.get(first, first), last)
+        at: dict[tuple, list[Directive]] = {}
+        ranges: set[tuple[int, int]] = set()
         for d in ds:
-            # the next command, past blank and comment lines, as ShellCheck's directives
-            nxt = d.lines[0] + 1
-            while nxt <= len(text) and (not text[nxt - 1].strip() or text[nxt - 1].lstrip().startswith("#")):
-                nxt += 1
-            for first, last in (commands or {}).get(path, []):
-                if first == nxt:
-                    d.lines = tuple(sorted(set(d.lines) | set(range(first, last + 1))))
+            wheres: list = [None] if d.whole_file else list(d.lines)
+            if not d.whole_file:
+                # the next command, past blank and comment lines, as ShellCheck's directives
+                n = d.lines[0] + 1
+                target = next_code[n] if n <= len(text) else n
+                if target in ends:
+                    d.command = (target, ends[target])
+                    wheres.append(d.command)
+                    ranges.add(d.command)
+            for pattern in d.ids:
+                for where in wheres:
+                    at.setdefault((pattern, where), []).append(d)   # in file order: the first wins
+        cover: dict[int, list[tuple[int, int]]] = {}
+        for first, last in ranges:
+            for line in range(first, last + 1):
+                cover.setdefault(line, []).append((first, last))
+        index[path], covering[path] = at, cover
+    order = {id(d): i for ds in by_file.values() for i, d in enumerate(ds)}
+    refused: set[tuple] = set()
     for f in findings:
-        for d in by_file.get(f.span.path, []):
-            if rule_matches(f.rule_id, d.ids) and (d.whole_file or f.span.line in d.lines):
-                if f.rule_id in UNSUPPRESSIBLE:
-                    d.refused = True
-                    continue
-                f.suppressed = d.reason or "suppressed in source"
-                d.used = True
-                break
+        at = index.get(f.span.path)
+        if not at:
+            continue
+        line = f.span.line
+        wheres = [None, line, *covering[f.span.path].get(line, ())]
+        keys = [(pattern, where) for pattern in _patterns(f.rule_id) for where in wheres if (pattern, where) in at]
+        if f.rule_id in UNSUPPRESSIBLE:
+            for key in keys:  # every directive that would silence it says it cannot (once per key)
+                if (f.span.path, key) not in refused:
+                    refused.add((f.span.path, key))
+                    for d in at[key]:
+                        d.refused = True
+            continue
+        if keys:
+            d = min((at[key][0] for key in keys), key=lambda d: order[id(d)])
+            f.suppressed = d.reason or "suppressed in source"
+            d.used = True
     from .checks import all_rules
 
     known = list(all_rules())

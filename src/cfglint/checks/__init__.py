@@ -64,13 +64,16 @@ class Context:
     deployment: Deployment
     kb: Knowledge
     gaps: list[Gap] = field(default_factory=list)
+    _gap_keys: set = field(default_factory=set, repr=False)        # gaps recorded: one look-up each
+    _models: dict = field(default_factory=dict, repr=False)        # model id -> entry, per unit
 
     def not_checked(self, check: str, why: str, span: Span | None = None) -> None:
         """Record that ``check`` could not run because of ``why`` (at ``span``, when the cause
         has a place). COV001 reports every gap of a unit in one note: silence is never a pass."""
-        gap = Gap(check, why, span)
-        if gap not in self.gaps:
-            self.gaps.append(gap)
+        key = (check, why, span)
+        if key not in self._gap_keys:
+            self._gap_keys.add(key)
+            self.gaps.append(Gap(check, why, span))
 
     @property
     def manifest(self) -> dict:
@@ -101,9 +104,11 @@ class Context:
         checkpoint of one (Knowledge.model). None when neither is known."""
         if not isinstance(model_id, str):
             return None
-        # as the engines do: a directory that exists is loaded from disk, else the id is a Hub id
-        local = self.kb.model_from_config(model_id, self.sub.root) if self.sub.root else None
-        return local or self.kb.model(model_id)
+        if model_id not in self._models:  # once per id and unit: a look-up may read the disk
+            # as the engines do: a directory that exists is loaded from disk, else the id is a Hub id
+            local = self.kb.model_from_config(model_id, self.sub.root) if self.sub.root else None
+            self._models[model_id] = local or self.kb.model(model_id)
+        return self._models[model_id]
 
     def roles(self) -> list[tuple[int, dict]]:
         serving = self.manifest.get("serving")

@@ -125,6 +125,13 @@ def coverage_note(ctx: Context) -> Finding | None:
     else:
         first = next((g.span for g in gaps if g.span is not None), None)
         span = first or Span(ctx.sub.display, 1, 1, 1, 1)
-    parts = [f"{g.check}: {g.why}" + (f" ({g.span.path}:{g.span.line})" if g.span else "") for g in gaps]
+    # the message lists the first MAX_LISTED gaps (a file of 20 000 unknown flags must not make a
+    # megabyte note); every gap with a place stays a related location
+    parts = [f"{g.check}: {g.why}" + (f" ({g.span.path}:{g.span.line})" if g.span else "") for g in gaps[:MAX_LISTED]]
+    if len(gaps) > MAX_LISTED:
+        parts.append(f"and {len(gaps) - MAX_LISTED} more (see the related locations)")
     related = [(g.span, f"{g.check}: {g.why}") for g in gaps if g.span is not None]
     return Finding("COV001", f"not checked ({len(gaps)}): " + "; ".join(parts), span, level="note", related=related)
+
+
+MAX_LISTED = 50  # gaps a COV001 message spells out

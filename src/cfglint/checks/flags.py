@@ -42,7 +42,28 @@ def _where(arg: Arg) -> str:
     return "" if arg.origin == "cli" else f" (key '{arg.written}' of {arg.origin})"
 
 
-def _unknown_message(ctx: Context, arg: Arg, regs: list[FlagRegistry]) -> str:
+MAX_SUGGESTIONS = 100  # distinct unknown flags per submission that get a close-match search
+
+
+class _Suggester:
+    """Close matches for unknown flag names, once per distinct name and for at most
+    MAX_SUGGESTIONS names per submission: a difflib search compares the name with every flag
+    the launcher has, and 20 000 unknown flags took over 30 s. Later names get no guess."""
+
+    def __init__(self):
+        self.done: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+
+    def close(self, name: str, regs: list[FlagRegistry]) -> list[str]:
+        key = (name, tuple(r.name for r in regs))
+        if key not in self.done:
+            if len(self.done) >= MAX_SUGGESTIONS:
+                return []
+            options = [o for r in regs for o in r.primary]
+            self.done[key] = difflib.get_close_matches(name, options, n=2, cutoff=0.8)
+        return self.done[key]
+
+
+def _unknown_message(ctx: Context, arg: Arg, regs: list[FlagRegistry], suggest: _Suggester) -> str:
     label = " / ".join(LABEL.get(r.name, r.name) for r in regs)
     name = arg.name
     for r in regs:
@@ -61,8 +82,7 @@ def _unknown_message(ctx: Context, arg: Arg, regs: list[FlagRegistry]) -> str:
     if fixed and dashed != name:
         hints.append(f"did you mean {dashed}?")
     else:
-        options = [o for r in regs for o in r.primary]
-        close = difflib.get_close_matches(name, options, n=2, cutoff=0.8)
+        close = suggest.close(name, regs)
         if close:
             hints.append("did you mean " + " or ".join(close) + "?")
     owners = [LABEL.get(n, n) for n, r in ctx.kb.flag_registries.items()
@@ -81,6 +101,7 @@ def _unknown_message(ctx: Context, arg: Arg, regs: list[FlagRegistry]) -> str:
       "common slip when a configuration is ported.",
       ("rules/flags/*.yaml: flag registries read from each engine's argument parser (versions and commits recorded there)",))
 def check_unknown_flags(ctx: Context):
+    suggest = _Suggester()
     for p in ctx.deployment.processes:
         regs = _registries(ctx, p)
         if regs is None:
@@ -92,14 +113,14 @@ def check_unknown_flags(ctx: Context):
             found = _lookup(regs, arg.name)
             if found is None and other_release:
                 # the flag list is of another release: the flag may exist in the declared one
-                yield Finding("FLG001", f"{_unknown_message(ctx, arg, regs)} (flags of {', '.join(known)}; the "
+                yield Finding("FLG001", f"{_unknown_message(ctx, arg, regs, suggest)} (flags of {', '.join(known)}; the "
                                         f"manifest declares {version}, whose flags cfglint does not hold)",
                               arg.span, level="warning")
                 ctx.not_checked(f"flag names of {LABEL.get(regs[0].name, regs[0].name)} {version}",
                                 f"cfglint holds the flag lists of {', '.join(known)} only", arg.span)
                 continue
             if found is None:
-                yield Finding("FLG001", _unknown_message(ctx, arg, regs), arg.span)
+                yield Finding("FLG001", _unknown_message(ctx, arg, regs, suggest), arg.span)
                 continue
             r, primary = found
             if version is None or version not in r.versions:

@@ -8,15 +8,15 @@ from functools import lru_cache
 
 from ..model import Finding, Span
 from ..shell import ShellScript
-from ..shelltext import inside
 from ..redact import placeholder
+from ..shelltext import Regions, inside
 from . import Context, rule
 
 
-def text_regions(ctx: Context) -> dict[str, list[Span]]:
+def text_regions(ctx: Context) -> dict[str, Regions]:
     """Per shell file (display path): regions that are text for a reader, not settings (usage
     and help text, echo / printf to the terminal, comments, case patterns; shelltext.py)."""
-    return {display: script.text for display, script, _role, _args in ctx.sub.launches
+    return {display: Regions(script.text) for display, script, _role, _args in ctx.sub.launches
             if isinstance(script, ShellScript) and script.text}
 
 # An absolute path starts at a '/' that does not continue a word, a placeholder, a variable
@@ -27,6 +27,9 @@ _BEFORE_OK = set(" \t=\"'(:[{,>")
 _PLACEHOLDER_BEFORE = re.compile(r"<[^<>\s]+>$")
 _SHORT_OPTION_BEFORE = re.compile(r"(^|\s)-[A-Za-z]$")   # -v/home/alice:/models
 _DEFAULT_BEFORE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]$")   # ${MODEL:-/scratch/...}
+# how far before a path the patterns above look: a copy of (or a search over) the whole line
+# before each path made a long line of paths quadratic (100 KB of 'x/a ' took 43 s)
+_LOOKBEHIND = 256
 
 
 def _mount_pairs(value: str, entry: dict) -> list[tuple[str, str]]:
@@ -127,7 +130,7 @@ def check_host_paths(ctx: Context):
                 continue
             for m in _PATH.finditer(line):
                 start = m.start()
-                before = line[:start]
+                before = line[max(0, start - _LOOKBEHIND):start]  # '^' cannot match at a cut: -X$ is 2 long
                 if before and before[-1] not in _BEFORE_OK and not _SHORT_OPTION_BEFORE.search(before) \
                         and not _DEFAULT_BEFORE.search(before):
                     continue
