@@ -310,6 +310,10 @@ def test_standard_error_quotes_input_neutralized(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["check", "."])
     assert result.exit_code == 2
     assert "##[" not in result.stderr and "\x1b" not in result.stderr and "##\\x5b" in result.stderr
+    (tmp_path / ".cfglint.yaml").write_text('"\\n::error::KEY\\e[31m": 1\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", "."])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "'\\n\\x3a:error::KEY" not in result.stderr
+    assert "\\n::error::KEY\\x1b" in result.stderr, result.stderr
     (tmp_path / ".cfglint.yaml").unlink()
     result = CliRunner().invoke(main, ["check", "##[group]x", "\x1b]52;c;cHduZWQ=\x07"])
     assert result.exit_code == 2

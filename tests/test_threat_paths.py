@@ -512,3 +512,13 @@ def test_every_file_is_opened_through_safeio():
                 offenders.append(f"{path.relative_to(src)}:{n}: {line.strip()}")
     assert offenders == []
     assert raw.search('        with open(path, "w", encoding="utf-8", newline="") as fh:')  # what fix.py did
+
+
+def test_docs_into_a_directory_that_cannot_be_made_is_exit_2(tmp_path):
+    """'cfglint docs' where the directory cannot be created (under /proc, under a file): one line,
+    exit 2, no traceback."""
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    for target in ("/proc/cfglint-docs", str(tmp_path / "file" / "docs")):
+        proc = subprocess.run([str(CFGLINT), "docs", target], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert proc.stderr.count("\n") == 1 and "cannot write" in proc.stderr, proc.stderr

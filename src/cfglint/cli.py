@@ -15,12 +15,13 @@ from . import __version__
 
 
 def _say(message: str) -> None:
-    """Write a diagnostic line to standard error. Every one of them goes through here: input
-    quoted in it (a file name, a configuration value) is neutralized like report text, so
-    pre-commit's output in a CI log can never carry a workflow command or a terminal control."""
+    """Write one diagnostic line to standard error. Every one of them goes through here: input
+    quoted in it (a file name, a configuration value) is neutralized like report text (a line
+    feed in it is written ``\\n``), so pre-commit's output in a CI log can never carry a workflow
+    command, a terminal control or a line of its own."""
     from .neutral import neutralize
 
-    click.echo("\n".join(neutralize(line) for line in message.split("\n")), err=True)
+    click.echo(neutralize(message), err=True)
 
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -216,8 +217,8 @@ def write_docs(directory: str) -> None:
     from .safeio import atomic_write
 
     rules = all_rules()
-    os.makedirs(directory, exist_ok=True)
     try:  # atomically, never through a symbolic link (safeio)
+        os.makedirs(directory, exist_ok=True)
         for r in rules.values():
             atomic_write(os.path.join(directory, f"{r.id}.md"), render(r))
         atomic_write(os.path.join(directory, "README.md"), index(rules))
