@@ -205,3 +205,21 @@ def test_characters_beyond_the_bmp_keep_positions(tmp_path):
     script = tmp_path / "serve.sh"
     script.write_text("sglang serve --served-model-name 😀򔔄 --reasoning-parser kimi-k3\n")
     assert [(f[0], f[3]) for f in lint(script)] == [("PRS001", 56)]  # columns count code points
+
+
+@pytest.mark.parametrize("manifest", ["# cfglint: disable-file=SUB001 -- wip\n", "model: [\n", "- a\n- b\n",
+                                      "!!python/object:os.system x\n"])
+def test_an_unusable_manifest_does_not_hide_its_submissions_files(tmp_path, manifest):
+    """An emptied, broken or non-mapping submission.yaml (its own finding possibly suppressed):
+    the submission's launch files are still linted, each on its own, so the secret in run.sh is
+    reported in a directory run as in a pre-commit run that names the file."""
+    d = copy_submission(KIMI_B300, tmp_path)
+    token = "sk-proj-" + "Zz09" * 8
+    with open(d / "run.sh", "a", encoding="utf-8") as fh:
+        fh.write(f"export OPENAI_API_KEY={token}\n")
+    (d / "submission.yaml").write_text(manifest, encoding="utf-8")
+    for target in (d, d / "run.sh"):
+        found = [f for f in lint(target) if f[0] == "RED002"]
+        assert [(Path(f[1]).name, f[2], f[3]) for f in found] == [("run.sh", 8, 23)], target
+    proc = subprocess.run([str(CFGLINT), "check", str(d), "--no-config"], capture_output=True, text=True)
+    assert proc.returncode == 1 and token not in proc.stdout and "SUB003" not in proc.stdout

@@ -179,7 +179,8 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
             findings, deployment = _lint_unit(sub, kb, require_reason)
             serves = why is not None and _serves(sub, deployment)
             if serves and why[0] == "unlisted":
-                findings.append(_unlisted_finding(path, why[1]))
+                if why[1] is not None:  # None: the manifest is unusable, its files are linted alone
+                    findings.append(_unlisted_finding(path, why[1]))
             elif serves and os.path.dirname(path) not in orphans_reported:
                 orphans_reported.add(os.path.dirname(path))
                 findings.append(_orphan_finding(path))

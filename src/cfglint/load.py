@@ -40,7 +40,7 @@ class Submission:
     findings: list[Finding] = field(default_factory=list)
     # files in the submission directory the manifest does not name that may be launch files or
     # engine configs (absolute path), with the span of the manifest's ``files`` key (SUB003)
-    unlisted: list[tuple[str, Span]] = field(default_factory=list)
+    unlisted: list[tuple[str, Span | None]] = field(default_factory=list)
     # a YAML linted on its own with no engine key: only its syntax was checked (COV001 says so)
     unknown_yaml: Span | None = None
     # span of a node inside a mapping merged with '<<' -> the '<<' keys merging it (merge_related)
@@ -207,12 +207,12 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | 
     if tf is not None and node is None and not any(f.rule_id == "IO001" for f in sub.findings):
         sub.findings.append(Finding("SUB001", "submission.yaml is empty", _file_span(mdisplay)))
     if node is None:
-        return sub
+        return _without_manifest(sub, root)
     sub.manifest_node = node
     data = to_python(node)
     if not isinstance(data, dict):
         sub.findings.append(Finding("SUB001", "(top level): the manifest must be a mapping", node.span))
-        return sub
+        return _without_manifest(sub, root)
     sub.manifest = data
     sub.findings.extend(schema_findings("SUB001", manifest_validator(), node, data, mdisplay))
     sub.findings.extend(_unknown_names(node, data, kb or knowledge()))
@@ -246,6 +246,15 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | 
     files_at = key_span(node, ("files",)) or node.span
     sub.unlisted = [(path, files_at) for path in serving_candidates(root)
                     if os.path.realpath(path) not in seen]
+    return sub
+
+
+def _without_manifest(sub: Submission, root: str) -> Submission:
+    """A submission whose manifest cannot be used (unreadable, empty, not a mapping): its launch
+    files and engine configs are still linted, each on its own (as pre-commit, given the file,
+    lints it), so a broken or emptied manifest cannot hide what they hold (a leaked secret).
+    ``unlisted`` entries without a ``files`` span get no SUB003."""
+    sub.unlisted = [(path, None) for path in serving_candidates(root)]
     return sub
 
 
