@@ -223,3 +223,23 @@ def test_an_unusable_manifest_does_not_hide_its_submissions_files(tmp_path, mani
         assert [(Path(f[1]).name, f[2], f[3]) for f in found] == [("run.sh", 8, 23)], target
     proc = subprocess.run([str(CFGLINT), "check", str(d), "--no-config"], capture_output=True, text=True)
     assert proc.returncode == 1 and token not in proc.stdout and "SUB003" not in proc.stdout
+
+
+def test_a_long_command_chain_is_read_and_a_too_deep_one_cannot_be_silenced(tmp_path):
+    """1,000 '&&' before the launch (the parser's walker ran out of Python frames and the file
+    was an IO001 'crashed (status 0)'): now read, every check runs. A chain too deep to read is an
+    IO001 saying so, and an inline 'disable-file=IO001' cannot hide it (SUP001)."""
+    d = copy_submission(KIMI_B300, tmp_path)
+    key = "Plain-Api-Key-Value-" + "7" * 10
+    body = (d / "run.sh").read_text(encoding="utf-8")
+    (d / "run.sh").write_text(" && ".join(["true"] * 1000) + "\n" + body.replace("--tp-size 8", "--tp-size 4")
+                              + f"python -m sglang.launch_server --model-path moonshotai/Kimi-K3 --api-key \\\n  {key}\n",
+                              encoding="utf-8")
+    found = lint(d)
+    assert {"TOP002", "RED002"} <= {f[0] for f in found} and not any(f[0] == "IO001" for f in found)
+    (d / "run.sh").write_text("# cfglint: disable-file=IO001 -- parser limitation\n"
+                              + " && ".join(["true"] * 70_000) + "\n" + body, encoding="utf-8")
+    found = lint(d)
+    io = [f for f in found if f[0] == "IO001"]
+    assert [(Path(f[1]).name, f[2]) for f in io] == [("run.sh", 1)] and "nest too deeply" in io[0][4]
+    assert [(f[0], f[2], f[3]) for f in found if f[0] == "SUP001"] == [("SUP001", 1, 1)]

@@ -270,7 +270,7 @@ def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: S
         try:
             script = parse_shell(tf.text, tf.display)
         except ParserCrash as err:
-            sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}; please report this file",
+            sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}",
                                         _file_span(tf.display)))
             return
         continued = [n for n, line in enumerate(tf.lines, start=1) if line.endswith("\\")] if tf.had_crlf else []

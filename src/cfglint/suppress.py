@@ -4,10 +4,10 @@ rule families (``RED``). Works in shell, worker argument files and YAML (all use
 
 Suppressed findings stay in the result (SARIF reports them with ``suppressions``); a
 directive that silences nothing is itself a finding (SUP001), and so is one without a reason
-when the configuration requires reasons (SUP002). A leaked secret (RED002) is never silenced
-inline: the directive sits in the contributor's own file, and a secret once committed must be
-rotated, so such a directive is a SUP001 that says so (a false positive is ignored in the
-repository's root configuration instead).
+when the configuration requires reasons (SUP002). A leaked secret (RED002) and an unreadable
+file (IO001 error) are never silenced inline (:func:`unsuppressible`): the directive sits in the
+contributor's own file; such a directive is a SUP001 that says so (a false positive is ignored
+in the repository's root configuration instead).
 """
 
 from __future__ import annotations
@@ -19,6 +19,21 @@ from .model import Finding, Span, rule_matches
 from .textfile import TextFile
 
 UNSUPPRESSIBLE = frozenset({"RED002"})
+REFUSED_WHY = {
+    "RED002": "RED002 (a leaked secret) cannot be suppressed inline: rotate the secret and remove it; for a "
+              "false positive, ignore RED002 for this file in the repository's root configuration "
+              "(per-file-ignores)",
+    "IO001": "IO001 (a file, or part of one, cfglint could not read, so nothing in it was checked) cannot be "
+             "suppressed inline: make the file parse; to accept it unread, ignore IO001 for this file in the "
+             "repository's root configuration (per-file-ignores)",
+}
+
+
+def unsuppressible(f: Finding) -> bool:
+    """A finding no inline directive may silence, because the directive sits in the file a
+    contributor controls: a leaked secret (RED002), and a file cfglint could not read (IO001 at
+    level error: a directive beside a parser crash would otherwise hide every check of the file)."""
+    return f.rule_id in UNSUPPRESSIBLE or (f.rule_id == "IO001" and f.level in (None, "error"))
 
 # '# cfglint: disable=ID[,ID] [-- reason]' up to the end of the line. The head is a regular
 # expression; the rest is split by hand: one pattern with three overlapping runs of '\s'
@@ -45,7 +60,7 @@ class Directive:
     span: Span
     whole_file: bool
     used: bool = False
-    refused: bool = False
+    refused: str = ""  # the rule id of a finding it tried to silence and may not
     lines: tuple[int, ...] = field(default=())
     command: tuple[int, int] | None = None   # (first, last) lines of the command it precedes
 
@@ -131,12 +146,12 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
         line = f.span.line
         wheres = [None, line, *covering[f.span.path].get(line, ())]
         keys = [(pattern, where) for pattern in _patterns(f.rule_id) for where in wheres if (pattern, where) in at]
-        if f.rule_id in UNSUPPRESSIBLE:
+        if unsuppressible(f):
             for key in keys:  # every directive that would silence it says it cannot (once per key)
                 if (f.span.path, key) not in refused:
                     refused.add((f.span.path, key))
                     for d in at[key]:
-                        d.refused = True
+                        d.refused = d.refused or f.rule_id
             continue
         if keys:
             d = min((at[key][0] for key in keys), key=lambda d: order[id(d)])
@@ -153,10 +168,7 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
                 extra.append(Finding("SUP001", f"this suppression names unknown rule(s) {', '.join(unknown)}; "
                                                f"see 'cfglint rules'", d.span))
             elif d.refused:
-                extra.append(Finding("SUP001", "RED002 (a leaked secret) cannot be suppressed inline: rotate the "
-                                               "secret and remove it; for a false positive, ignore RED002 for this "
-                                               "file in the repository's root configuration (per-file-ignores)",
-                                     d.span))
+                extra.append(Finding("SUP001", REFUSED_WHY[d.refused], d.span))
             elif not d.used:
                 extra.append(Finding("SUP001", f"this suppression of {', '.join(d.ids)} silences nothing; remove it",
                                      d.span))
