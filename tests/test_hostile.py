@@ -243,3 +243,14 @@ def test_a_long_command_chain_is_read_and_a_too_deep_one_cannot_be_silenced(tmp_
     io = [f for f in found if f[0] == "IO001"]
     assert [(Path(f[1]).name, f[2]) for f in io] == [("run.sh", 1)] and "nest too deeply" in io[0][4]
     assert [(f[0], f[2], f[3]) for f in found if f[0] == "SUP001"] == [("SUP001", 1, 1)]
+
+
+def test_a_count_too_large_to_reason_about_is_a_schema_error(tmp_path):
+    """Counts of 10**18 or more were read as unknown and every topology check stopped without a
+    word; the manifest schema bounds each count (2**20) so they are SUB001 at the value."""
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "submission.yaml", "accelerators_used: 8", "accelerators_used: 1000000000000000000")
+    found = [f for f in lint(d) if f[0] == "SUB001"]
+    text = (d / "submission.yaml").read_text(encoding="utf-8")
+    line = text[:text.index("1000000000000000000")].count("\n") + 1
+    assert [(f[2], "greater than the maximum of 1048576" in f[4]) for f in found] == [(line, True)]
