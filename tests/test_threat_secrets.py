@@ -403,3 +403,41 @@ def test_property_no_output_shows_a_secret(tmp_path_factory, form, s):
         shown = leaks(secret, body)   # a variable: pytest would print the call's arguments
         assert not shown, f"form {form}: 8 characters of the secret show in the {fmt} output"
     assert any(f[0] == "RED002" for f in findings(out)), f"form {form}: no RED002"
+
+
+# -- values the line patterns saw only in part (found trying to break the threat model) --------
+
+@pytest.mark.parametrize("written, value", [
+    ('--api-key "zebra quartz wyvern plinth"', "zebra quartz wyvern plinth"),
+    ('--api-key="zebra quartz wyvern plinth"', "zebra quartz wyvern plinth"),
+    ("--api-key \"pre\"fixSuffixSecret12345", "prefixSuffixSecret12345"),
+    ("--api-key ''\"EmptyPrefixSecret5678\"", "EmptyPrefixSecret5678"),
+    ("--api-key sk-proj-SPLITaaaa\\\nSPLITbbbbCCCCddddEEEE1234", "sk-proj-SPLITaaaaSPLITbbbbCCCCddddEEEE1234"),
+])
+def test_a_credential_flag_value_is_read_whole(tmp_path, written, value):
+    """The value of a credential flag as the shell reads it (quoted with spaces, built of quoted
+    parts, continued by a backslash-newline inside the word) is found and hidden whole: the line
+    pattern alone saw its first word or nothing, and the rest was echoed with other findings."""
+    d = copy_submission(SG, tmp_path)
+    replace_once(d / "run.sh", "--trust-remote-code", f"--trust-remote-code {written} --reasoning-parser bogus")
+    out = assert_hidden(d, value)
+    red = [f for f in findings(out) if f[0] == "RED002"]
+    line, col = position((d / "run.sh").read_text(), written.split("\n")[0])
+    assert [(f[1], f[2], f[4]) for f in red] == [("run.sh", line, f"--api-key is given the literal credential "
+                                                             f"<secret, {len(value)} chars>; pass it from the "
+                                                             f"environment instead")]
+    assert red[0][3] > col + len("--api-key")
+
+
+def test_a_credential_from_a_variable_is_reported_where_it_is_written(tmp_path):
+    """KEY=literal; --api-key "$KEY": the evaluator knows the value, so it is a credential, at
+    the assignment; a run-time or placeholder default stays silent."""
+    d = copy_submission(SG, tmp_path)
+    replace_once(d / "run.sh", "python3 -m sglang.launch_server",
+                 f"KEY={PW}\npython3 -m sglang.launch_server --api-key \"$KEY\"")
+    out = assert_hidden(d, PW)
+    assert [f[:4] for f in findings(out) if f[0] == "RED002"] == [("RED002", "run.sh", 1, 5)]
+    d2 = copy_submission(SG, tmp_path / "b")
+    replace_once(d2 / "run.sh", "python3 -m sglang.launch_server",
+                 "python3 -m sglang.launch_server --api-key ${API_KEY:-EMPTY}")
+    assert not [f for f in findings(outputs(d2)) if f[0] == "RED002"]

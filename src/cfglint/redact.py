@@ -134,12 +134,17 @@ def mask_result(findings, sources: dict[str, list[str]], fallback: re.Pattern | 
     for f in findings:
         s = f.span
         lines = sources.get(s.path)
-        if f.secret and lines and s.line == s.end_line and 1 <= s.line <= len(lines):
-            line = lines[s.line - 1]
-            secret = line[s.col - 1: s.end_col - 1]
+        if not (f.secret and lines and 1 <= s.line <= s.end_line <= len(lines)):
+            continue
+        # a credential written over several lines (backslash-newline inside it): each line's part
+        for lineno in range(s.line, s.end_line + 1):
+            line = lines[lineno - 1]
+            a = s.col - 1 if lineno == s.line else 0
+            b = s.end_col - 1 if lineno == s.end_line else len(line)
+            secret = line[a:b].rstrip("\\") if lineno < s.end_line else line[a:b]
             if secret:
                 secrets.add(secret)
-                by_line.setdefault((s.path, s.line), []).append((s.col - 1, s.end_col - 1))
+                by_line.setdefault((s.path, lineno), []).append((a, a + len(secret)))
     redactor = Redactor(secrets, fallback)
     # every line a finding points at (the echoed line, the line a fingerprint hashes)
     shown = {(f.span.path, f.span.line) for f in findings} | set(by_line)

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 
 from ..model import Finding, Span
-from ..shell import ShellScript
+from ..shell import ShellScript, Word
 from ..redact import placeholder
 from ..shelltext import Regions, inside
 from . import Context, rule
@@ -229,6 +229,79 @@ def _commands_text(text: str) -> list[str]:
     return out
 
 
+def _rejoined(words: list[Word], lines: dict[str, list[str]]) -> list[Word]:
+    """``words`` with a word continued by a backslash-newline inside it (``sk-abc\\<LF>def``: one
+    word to bash, two to the parser) joined into one word spanning both lines."""
+    out: list[Word] = []
+    for w in words:
+        prev = out[-1] if out else None
+        if prev is not None and prev.static and w.static and w.span.col == 1 and w.span.line == prev.span.end_line + 1:
+            src = lines.get(prev.span.path) or []
+            line = src[prev.span.end_line - 1] if 1 <= prev.span.end_line <= len(src) else ""
+            if line.endswith("\\") and prev.span.end_col == len(line):
+                out[-1] = Word(prev.text + w.text, prev.raw + "\\\n" + w.raw,
+                               Span(prev.span.path, prev.span.line, prev.span.col, w.span.end_line, w.span.end_col))
+                continue
+        out.append(w)
+    return out
+
+
+def _word_credentials(ctx: Context, flags: set[str], tokens: list, not_secret: list[str],
+                      placeholder_re: re.Pattern | None, prose: dict[str, Regions]):
+    """RED002 findings from the evaluated words of the launch commands: the value of a credential
+    flag (``--api-key VALUE``, ``--api-key=VALUE``; quoted with spaces, on the next line, built of
+    quoted parts) and a token format inside a word written over several lines (backslash-newline
+    inside it). Each finding's span is the value where it is written; a value the evaluator
+    assembled from parts spans the word."""
+    lines = {tf.display: tf.text.split("\n") for tf in ctx.sub.texts}
+    seen: set[tuple] = set()
+
+    def locate(word: Word, v: str) -> Span:
+        src = lines.get(word.span.path) or []
+        if word.span.line == word.span.end_line and 1 <= word.span.line <= len(src):
+            at = src[word.span.line - 1].find(v, word.span.col - 1, word.span.end_col - 1 + 1)
+            if at >= 0:
+                return Span(word.span.path, word.span.line, at + 1, word.span.line, at + 1 + len(v))
+        return word.span
+
+    def hit(word: Word, v: str, message: str):
+        span = locate(word, v)
+        if (span.path, span.line, span.col) in seen:
+            return None
+        seen.add((span.path, span.line, span.col))
+        return Finding("RED002", message, span, secret=True)
+
+    for _display, script, _role, _args in ctx.sub.launches:
+        for cmd in script.commands if isinstance(script, ShellScript) else [script]:
+            words = _rejoined(cmd.words, lines)
+            for i, w in enumerate(words):
+                value, name = None, None
+                regions = prose.get(w.span.path)
+                if regions and inside(regions, w.span.line, w.span.col):
+                    continue  # echo "  --api-key KEY  ...": help text, not a setting
+                if w.text in flags and i + 1 < len(words):
+                    nxt = words[i + 1]
+                    if nxt.static and not nxt.text.startswith("-"):
+                        value, name, word = nxt.text, w.text, nxt
+                elif w.static and "=" in w.text and w.text.split("=", 1)[0] in flags:
+                    value, name, word = w.text.split("=", 1)[1], w.text.split("=", 1)[0], w
+                if value is not None and _literal(value, not_secret, placeholder_re):
+                    f = hit(word, value, f"{name} is given the literal credential {mask(value)}; pass it from the "
+                                         f"environment instead")
+                    if f is not None:
+                        yield f
+                    continue
+                if w.static and w.span.end_line > w.span.line:
+                    for what, pattern in tokens:
+                        m = pattern.search(w.text)
+                        if m:
+                            f = hit(w, m.group(0), f"{what} {mask(m.group(0))} is published; revoke it and pass "
+                                                   f"it from the environment")
+                            if f is not None:
+                                yield f
+                            break
+
+
 @rule("RED002", "leaked-secret", "error",
       "A credential (Hugging Face, NGC, GitHub, OpenAI, AWS, GCP token, private key, literal API key, "
       "password in a URL, Authorization header, curl -u, a key such as api_key: / password: / token:) "
@@ -263,6 +336,15 @@ def check_secrets(ctx: Context):
     placeholder_re = re.compile(assign["placeholder"]) if assign.get("placeholder") else None
     prose = text_regions(ctx)
     reported: set[tuple[str, int, int]] = set()
+    # credentials read from the evaluated shell words first: their values are whole (a quoted
+    # value with spaces, a value on the next line, a token split by backslash-newline), and a
+    # line pattern that sees only part of such a value must not report (and so mask) just that
+    word_hits = list(_word_credentials(ctx, flags, tokens, not_secret, placeholder_re, prose))
+    covered_at: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    for f in word_hits:
+        reported.add((f.span.path, f.span.line, f.span.col - 1))
+        end = f.span.end_col - 1 if f.span.end_line == f.span.line else 1 << 30
+        covered_at.setdefault((f.span.path, f.span.line), []).append((f.span.col - 1, end))
 
     def found(display: str, lineno: int, start: int, value: str, message: str) -> Finding | None:
         where = (display, lineno, start)
@@ -302,35 +384,15 @@ def check_secrets(ctx: Context):
                     hits.append((start, v, f"{name} is given the literal credential {mask(v)}; pass it from the "
                                            f"environment instead"))
             covered = -1   # end of the furthest credential reported on this line (hits sorted by start)
+            whole = covered_at.get((tf.display, lineno), ())
             for start, v, message in sorted(hits, key=lambda h: (h[0], -len(h[1]))):
-                if start + len(v) <= covered:
+                if start + len(v) <= covered or any(a <= start < b for a, b in whole):
                     continue  # the same credential seen by two patterns (a token given to --api-key)
                 covered = start + len(v)
                 f = found(tf.display, lineno, start, v, message)
                 if f is not None:
                     yield f
-    # a credential flag's value on another line than the flag: the next line of an argument
-    # file, a backslash-continued command, a variable assigned earlier
-    lines = {tf.display: tf.text.split("\n") for tf in ctx.sub.texts}
-    for display, script, _role, _args in ctx.sub.launches:
-        for cmd in script.commands if isinstance(script, ShellScript) else [script]:
-            words = cmd.words
-            for w, nxt in zip(words, words[1:]):
-                if w.text not in flags or not nxt.static or nxt.span.line == w.span.line \
-                        or nxt.span.line != nxt.span.end_line or "$" in nxt.raw:
-                    continue
-                v = nxt.text
-                if not _literal(v, not_secret, placeholder_re) or v.startswith("-"):
-                    continue
-                src = lines.get(nxt.span.path) or []
-                line = src[nxt.span.line - 1] if 1 <= nxt.span.line <= len(src) else ""
-                at = line.find(v, nxt.span.col - 1, max(nxt.span.end_col - 1, nxt.span.col - 1 + len(v)))
-                if at < 0:
-                    continue
-                f = found(nxt.span.path, nxt.span.line, at, v,
-                          f"{w.text} is given the literal credential {mask(v)}; pass it from the environment instead")
-                if f is not None:
-                    yield f
+    yield from word_hits
 
 
 def _host(value: str) -> str:
