@@ -441,3 +441,20 @@ def test_a_credential_from_a_variable_is_reported_where_it_is_written(tmp_path):
     replace_once(d2 / "run.sh", "python3 -m sglang.launch_server",
                  "python3 -m sglang.launch_server --api-key ${API_KEY:-EMPTY}")
     assert not [f for f in findings(outputs(d2)) if f[0] == "RED002"]
+
+
+@pytest.mark.parametrize("written, value, line, col", [
+    ("api_key: |-\n  BlockApiKeyValue77\n", "BlockApiKeyValue77", 1, 10),
+    ("password: >-\n  FoldedPassw0rdValue99\n", "FoldedPassw0rdValue99", 1, 11),
+    ('extra_args: ["--api-key", "FlowListApiKey4444"]\n', "FlowListApiKey4444", 1, 27),
+    ("extra_args:\n- --api-key\n- BlockListApiKey5555\n", "BlockListApiKey5555", 3, 3),
+])
+def test_a_yaml_credential_over_several_lines_or_in_a_list(tmp_path, written, value, line, col):
+    """A credential key with a block or folded scalar, and a credential flag followed by its value
+    in a YAML list: no single line holds 'key: value', so the line patterns missed them and the
+    value was echoed with the other findings on its lines."""
+    d = copy_submission(TRT, tmp_path)
+    cfg = d / "config.yml"
+    cfg.write_text(written + cfg.read_text(encoding="utf-8"), encoding="utf-8")
+    out = assert_hidden(d, value)
+    assert [f[:4] for f in findings(out) if f[0] == "RED002"] == [("RED002", "config.yml", line, col)]

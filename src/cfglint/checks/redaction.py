@@ -6,10 +6,12 @@ import posixpath
 import re
 from functools import lru_cache
 
+from ..discover import printable
 from ..model import Finding, Span
 from ..shell import ShellScript, Word
 from ..redact import placeholder
 from ..shelltext import Regions, inside
+from ..yamlsrc import YMap, YScalar, YSeq, nodes
 from . import Context, rule
 
 
@@ -302,6 +304,38 @@ def _word_credentials(ctx: Context, flags: set[str], tokens: list, not_secret: l
                             break
 
 
+def _credential_key(name: str, keys: dict) -> bool:
+    key = name.rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
+    suffixes = tuple(str(x) for x in keys.get("suffixes") or [])
+    return key in {str(n) for n in keys.get("names") or []} or bool(suffixes and key.endswith(suffixes))
+
+
+def _yaml_credentials(ctx: Context, flags: set[str], keys: dict, not_secret: list[str],
+                      placeholder_re: re.Pattern | None, reported: set[tuple[str, int, int]]):
+    """RED002 from the YAML trees (engine configs, the manifest) where a line holds only part of
+    the setting: a credential key whose value is a block or folded scalar (``password: |``, the
+    value on the lines below), and a credential flag followed by its value in a sequence
+    (``args: ["--api-key", "VALUE"]``, also as a block list)."""
+    roots = [c.root for c in ctx.sub.configs] + [ctx.sub.manifest_node]
+    for n in (node for root in roots for node in nodes(root)):
+        hits: list[tuple[str, YScalar]] = []
+        if isinstance(n, YMap):
+            hits = [(str(k.value), v) for k, v in n.items if isinstance(v, YScalar) and isinstance(v.value, str)
+                    and v.span.end_line > v.span.line and _credential_key(str(k.value), keys)]
+        elif isinstance(n, YSeq):
+            hits = [(str(a.value), b) for a, b in zip(n.items, n.items[1:])
+                    if isinstance(a, YScalar) and isinstance(b, YScalar) and str(a.value) in flags
+                    and isinstance(b.value, str) and not b.value.startswith("-")]
+        for name, v in hits:
+            value = v.value.strip()
+            where = (v.span.path, v.span.line, v.span.col - 1)
+            if where in reported or not _literal(value, not_secret, placeholder_re):
+                continue
+            reported.add(where)
+            yield Finding("RED002", f"{printable(name)[:80]} is given the literal credential {mask(value)}; pass it "
+                                    f"from the environment instead", v.span, secret=True)
+
+
 @rule("RED002", "leaked-secret", "error",
       "A credential (Hugging Face, NGC, GitHub, OpenAI, AWS, GCP token, private key, literal API key, "
       "password in a URL, Authorization header, curl -u, a key such as api_key: / password: / token:) "
@@ -393,6 +427,7 @@ def check_secrets(ctx: Context):
                 if f is not None:
                     yield f
     yield from word_hits
+    yield from _yaml_credentials(ctx, flags, keys, not_secret, placeholder_re, reported)
 
 
 def _host(value: str) -> str:
