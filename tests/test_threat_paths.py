@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cfglint.cli import main
-from support import EXAMPLES, copy_submission, only, replace_once
+from support import EXAMPLES, copy_submission, replace_once
 
 KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 CFGLINT = Path(sys.executable).parent / "cfglint"

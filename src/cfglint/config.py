@@ -489,8 +489,8 @@ def _load_nested(path: str, shown: str, root: Config) -> tuple[Config | None, li
     except OSError:
         return None, []
     if stat.S_ISLNK(st.st_mode):
-        return None, whole(f"this configuration below the root directory is a symbolic link; it is not followed "
-                           f"or read, and has no effect (a nested configuration is a regular file)")
+        return None, whole("this configuration below the root directory is a symbolic link; it is not followed "
+                           "or read, and has no effect (a nested configuration is a regular file)")
     if not stat.S_ISREG(st.st_mode) or st.st_size > NESTED_MAX_BYTES:
         return None, whole(f"this configuration below the root directory is not a regular file of at most "
                            f"{NESTED_MAX_BYTES} bytes; it is not read and has no effect")
@@ -512,7 +512,7 @@ def _load_nested(path: str, shown: str, root: Config) -> tuple[Config | None, li
                               f"this configuration below the root directory is not valid {kind} (or not a "
                               f"mapping, or repeats a key); it has no effect")]
     if not isinstance(data, dict):
-        return None, whole(f"this configuration below the root directory is not a table / mapping; it has no effect")
+        return None, whole("this configuration below the root directory is not a table / mapping; it has no effect")
     cfg = Config(path=path, scope=os.path.dirname(os.path.abspath(path)))
     findings: list[Finding] = []
     more = 0
