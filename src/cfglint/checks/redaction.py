@@ -196,16 +196,26 @@ _KEYED = re.compile(r"""(?<![\w$-])(?P<kq>['"]?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]
                     r"""(?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|(?P<plain>[^\s'"#,{}\[\]&*!|>%@`][^\s,}\]'"]*))""")
 
 
+def _key_names(keys: dict) -> tuple[set[str], tuple[str, ...]]:
+    """(names, suffixes) of credential keys (rules/secrets.yaml ``assignments.keys``)."""
+    return {str(n) for n in keys.get("names") or []}, tuple(str(x) for x in keys.get("suffixes") or [])
+
+
+def _credential_key(name: str, names: set[str], suffixes: tuple[str, ...]) -> bool:
+    """Whether a key names a credential: its last dotted part, lower case, without '_' and '-',
+    is one of ``names`` or ends with one of ``suffixes``."""
+    key = name.rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
+    return key in names or bool(suffixes and key.endswith(suffixes))
+
+
 def _key_matches(line: str, keys: dict):
     """(name, value start, value) of each ``key: value`` / ``NAME=value`` in ``line`` whose key
-    names a credential (rules/secrets.yaml ``assignments.keys``)."""
-    names = {str(n) for n in keys.get("names") or []}
-    suffixes = tuple(str(x) for x in keys.get("suffixes") or [])
+    names a credential."""
+    names, suffixes = _key_names(keys)
     if not names and not suffixes:
         return
     for m in _KEYED.finditer(line):
-        key = m.group("name").rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
-        if key in names or (suffixes and key.endswith(suffixes)):
+        if _credential_key(m.group("name"), names, suffixes):
             group = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else "plain"
             yield m.group("name"), m.start(group), m.group(group)
 
@@ -249,14 +259,14 @@ def _rejoined(words: list[Word], lines: dict[str, list[str]]) -> list[Word]:
 
 
 def _word_credentials(ctx: Context, flags: set[str], tokens: list, not_secret: list[str],
-                      placeholder_re: re.Pattern | None, prose: dict[str, Regions]):
+                      placeholder_re: re.Pattern | None, prose: dict[str, Regions],
+                      reported: set[tuple[str, int, int]]):
     """RED002 findings from the evaluated words of the launch commands: the value of a credential
     flag (``--api-key VALUE``, ``--api-key=VALUE``; quoted with spaces, on the next line, built of
     quoted parts) and a token format inside a word written over several lines (backslash-newline
     inside it). Each finding's span is the value where it is written; a value the evaluator
     assembled from parts spans the word."""
     lines = {tf.display: tf.text.split("\n") for tf in ctx.sub.texts}
-    seen: set[tuple] = set()
 
     def locate(word: Word, v: str) -> Span:
         src = lines.get(word.span.path) or []
@@ -268,9 +278,9 @@ def _word_credentials(ctx: Context, flags: set[str], tokens: list, not_secret: l
 
     def hit(word: Word, v: str, message: str):
         span = locate(word, v)
-        if (span.path, span.line, span.col) in seen:
+        if (span.path, span.line, span.col - 1) in reported:
             return None
-        seen.add((span.path, span.line, span.col))
+        reported.add((span.path, span.line, span.col - 1))
         return Finding("RED002", message, span, secret=True)
 
     for _display, script, _role, _args in ctx.sub.launches:
@@ -304,24 +314,19 @@ def _word_credentials(ctx: Context, flags: set[str], tokens: list, not_secret: l
                             break
 
 
-def _credential_key(name: str, keys: dict) -> bool:
-    key = name.rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
-    suffixes = tuple(str(x) for x in keys.get("suffixes") or [])
-    return key in {str(n) for n in keys.get("names") or []} or bool(suffixes and key.endswith(suffixes))
-
-
 def _yaml_credentials(ctx: Context, flags: set[str], keys: dict, not_secret: list[str],
                       placeholder_re: re.Pattern | None, reported: set[tuple[str, int, int]]):
     """RED002 from the YAML trees (engine configs, the manifest) where a line holds only part of
     the setting: a credential key whose value is a block or folded scalar (``password: |``, the
     value on the lines below), and a credential flag followed by its value in a sequence
     (``args: ["--api-key", "VALUE"]``, also as a block list)."""
+    names, suffixes = _key_names(keys)
     roots = [c.root for c in ctx.sub.configs] + [ctx.sub.manifest_node]
     for n in (node for root in roots for node in nodes(root)):
         hits: list[tuple[str, YScalar]] = []
         if isinstance(n, YMap):
             hits = [(str(k.value), v) for k, v in n.items if isinstance(v, YScalar) and isinstance(v.value, str)
-                    and v.span.end_line > v.span.line and _credential_key(str(k.value), keys)]
+                    and v.span.end_line > v.span.line and _credential_key(str(k.value), names, suffixes)]
         elif isinstance(n, YSeq):
             hits = [(str(a.value), b) for a, b in zip(n.items, n.items[1:])
                     if isinstance(a, YScalar) and isinstance(b, YScalar) and str(a.value) in flags
@@ -373,10 +378,9 @@ def check_secrets(ctx: Context):
     # credentials read from the evaluated shell words first: their values are whole (a quoted
     # value with spaces, a value on the next line, a token split by backslash-newline), and a
     # line pattern that sees only part of such a value must not report (and so mask) just that
-    word_hits = list(_word_credentials(ctx, flags, tokens, not_secret, placeholder_re, prose))
+    word_hits = list(_word_credentials(ctx, flags, tokens, not_secret, placeholder_re, prose, reported))
     covered_at: dict[tuple[str, int], list[tuple[int, int]]] = {}
     for f in word_hits:
-        reported.add((f.span.path, f.span.line, f.span.col - 1))
         end = f.span.end_col - 1 if f.span.end_line == f.span.line else 1 << 30
         covered_at.setdefault((f.span.path, f.span.line), []).append((f.span.col - 1, end))
 
