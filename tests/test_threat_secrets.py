@@ -31,6 +31,7 @@ from support import copy_submission, position, replace_once
 
 SG = "recipes/sglang-deepseek-v3.2-h200-tp8-dp8-parsers"          # run.sh: one python3 -m sglang.launch_server
 TRT = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"           # run.sh + config.yml (engine YAML)
+KIMI_DOCKER = "artificial-analysis/kimi-k3/b300-sglang-tp8"         # run.sh: docker run ... sglang serve
 K3 = "nvidia/kimi-k3/gb300-dynamo-sglang-tp8-ep8-dspark7-replayssm-1p1d-mooncake-hicache-r1-v1"  # *.args
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -458,3 +459,64 @@ def test_a_yaml_credential_over_several_lines_or_in_a_list(tmp_path, written, va
     cfg.write_text(written + cfg.read_text(encoding="utf-8"), encoding="utf-8")
     out = assert_hidden(d, value)
     assert [f[:4] for f in findings(out) if f[0] == "RED002"] == [("RED002", "config.yml", line, col)]
+
+
+# -- second break round ---------------------------------------------------------------------------
+
+def test_a_secret_in_a_suppression_reason_is_hidden_in_every_format(tmp_path):
+    """A token written in a directive's reason: RED002 fires on the comment line, and the reason
+    (JSON "suppressed", SARIF "justification") no longer carries it."""
+    d = copy_submission(SG, tmp_path)
+    replace_once(d / "run.sh", "python3 -m sglang.launch_server",
+                 f"# cfglint: disable=PRS001 -- old key {HF} rotated\npython3 -m sglang.launch_server")
+    out = assert_hidden(d, HF)
+    assert [f[:3] for f in findings(out) if f[0] == "RED002"] == [("RED002", "run.sh", 1)]
+
+
+@pytest.mark.parametrize("written, value", [
+    ("--api-key $'AnsiCQuotedQzv777'", "AnsiCQuotedQzv777"),
+    ("--api-key=$'AnsiEqQzv888'", "AnsiEqQzv888"),
+])
+def test_an_ansi_c_quoted_credential_is_found(tmp_path, written, value):
+    d = copy_submission(SG, tmp_path)
+    replace_once(d / "run.sh", "--trust-remote-code", f"--trust-remote-code {written} --reasoning-parser bogus")
+    out = assert_hidden(d, value)
+    assert [f[4] for f in findings(out) if f[0] == "RED002"] == [
+        f"--api-key is given the literal credential <secret, {len(value)} chars>; pass it from the environment instead"]
+
+
+def test_a_docker_env_value_with_spaces_is_hidden_whole(tmp_path):
+    d = copy_submission(KIMI_DOCKER, tmp_path)
+    value = "zebra monkey dishwasher words"
+    replace_once(d / "run.sh", "docker run", f'docker run --env "API_KEY={value}"')
+    out = assert_hidden(d, value)
+    assert [f[4] for f in findings(out) if f[0] == "RED002"] == [
+        f"API_KEY is given the literal credential <secret, {len(value)} chars>; pass it from the environment instead"]
+
+
+@pytest.mark.parametrize("written, value", [
+    ("password: !!str TaggedQzvValue123\n", "TaggedQzvValue123"),
+    ("api_key: &k AnchoredQzvValue456\n", "AnchoredQzvValue456"),
+    ('"pass\\x77ord": EscapedKeyQzvValue789\n', "EscapedKeyQzvValue789"),
+    ("? token\n: ComplexKeyQzvValue012\n", "ComplexKeyQzvValue012"),
+    ("extra: {secret: !!str FlowTaggedQzv345, download_dir: /home/alice/x}\n", "FlowTaggedQzv345"),
+    ("env: [{name: HF_TOKEN, value: K8sEnvQzvValue678, path: /home/alice/x}]\n", "K8sEnvQzvValue678"),
+])
+def test_yaml_credentials_as_a_safe_loader_reads_them(tmp_path, written, value):
+    """Tagged, anchored, escaped-key, complex-key, flow and name/value forms: a safe loader reads a
+    credential key's literal value in each, and so does RED002 (they were missed and echoed)."""
+    d = copy_submission(TRT, tmp_path)
+    cfg = d / "config.yml"
+    cfg.write_text(written + cfg.read_text(encoding="utf-8"), encoding="utf-8")
+    out = assert_hidden(d, value)
+    assert len([f for f in findings(out) if f[0] == "RED002"]) == 1
+
+
+def test_an_env_file_in_a_submission_is_linted_in_a_directory_run(tmp_path):
+    """A submission's .env (read by docker --env-file) is linted in a directory run, as the
+    pre-commit hook, given the file, lints it."""
+    d = copy_submission(KIMI_DOCKER, tmp_path)
+    (d / ".env").write_text(f"HF_TOKEN={HF}\n", encoding="utf-8")
+    replace_once(d / "run.sh", "docker run", "docker run --env-file .env")
+    out = assert_hidden(d, HF)
+    assert [f[:4] for f in findings(out) if f[0] == "RED002"] == [("RED002", ".env", 1, 10)]

@@ -34,9 +34,17 @@ class Targets:
     roots: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
+def _lintable(name: str) -> bool:
+    """A launch file, engine config or environment file by its name: not hidden, except ``.env``
+    (the file ``docker run --env-file`` reads, where credentials are written)."""
+    lower = name.lower()
+    return lower == ".env" or (not name.startswith(".") and lower.endswith(LOOSE_SUFFIXES + (".env",)))
+
+
 def serving_candidates(directory: str, recurse: bool = True) -> list[str]:
     """Files under ``directory`` that may be launch files or engine configs: ``*.sh``,
-    ``*.bash``, ``*.args``, ``*.yaml``, ``*.yml`` (not the manifest, not hidden, not symlinks;
+    ``*.bash``, ``*.args``, ``*.yaml``, ``*.yml``, and environment files ``.env`` / ``*.env``
+    (not the manifest, not hidden, not symlinks;
     hidden directories, :data:`SKIP_DIRS` and directories holding their own ``submission.yaml``
     are not entered). Absolute paths, sorted. README, results (JSON, CSV, logs) are not candidates."""
     out: list[str] = []
@@ -45,8 +53,7 @@ def serving_candidates(directory: str, recurse: bool = True) -> list[str]:
                              and not os.path.isfile(os.path.join(dirpath, d, MANIFEST)))
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
-            if name != MANIFEST and not name.startswith(".") and name.lower().endswith(LOOSE_SUFFIXES) \
-                    and not os.path.islink(full) and os.path.isfile(full):
+            if name != MANIFEST and _lintable(name) and not os.path.islink(full) and os.path.isfile(full):
                 out.append(os.path.abspath(full))
         if not recurse:
             break

@@ -128,7 +128,7 @@ def token_pattern(table: dict) -> re.Pattern | None:
 def mask_result(findings, sources: dict[str, list[str]], fallback: re.Pattern | None = None) -> None:
     """Hide every credential RED002 located (``Finding.secret``) in ``sources`` (display path ->
     lines, changed in place: the lines findings point at) and in every finding's message,
-    related messages and fix. Linear in the lines and messages it touches."""
+    related messages, fix and suppression reason. Linear in the lines and messages it touches."""
     secrets: set[str] = set()
     by_line: dict[tuple[str, int], list[tuple[int, int]]] = {}
     for f in findings:
@@ -172,6 +172,8 @@ def mask_result(findings, sources: dict[str, list[str]], fallback: re.Pattern | 
         f.related = [(span, redactor.hide(text)) for span, text in f.related]
         if f.fix is not None:
             f.fix = redactor.hide(f.fix)
+        if f.suppressed:  # a suppression reason is the contributor's own text
+            f.suppressed = redactor.hide(f.suppressed)
 
 
 __all__ = ["FRAGMENT", "Redactor", "SHOWN", "mask_result", "placeholder", "token_pattern"]

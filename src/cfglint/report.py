@@ -163,7 +163,7 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
                 "physicalLocation": {"artifactLocation": _artifact(s.path), "region": _region(s)},
                 "message": {"text": sarif_message(m)}} for i, (s, m) in enumerate(f.related)]
         if f.suppressed:
-            result["suppressions"] = [{"kind": "inSource", "justification": neutralize(f.suppressed)}]
+            result["suppressions"] = [{"kind": "inSource", "justification": sarif_message(f.suppressed)}]
         if f.fix is not None:
             result["fixes"] = [{
                 "description": {"text": sarif_message(f"Replace with {f.fix}")},

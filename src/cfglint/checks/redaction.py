@@ -258,12 +258,19 @@ def _rejoined(words: list[Word], lines: dict[str, list[str]]) -> list[Word]:
     return out
 
 
-def _word_credentials(ctx: Context, flags: set[str], tokens: list, not_secret: list[str],
+# bash ANSI-C quoting, $'...': the evaluator leaves it unknown; its text is the value (escapes
+# aside), enough to report and hide it
+_ANSI_C = re.compile(r"\$'(?P<body>[^']*)'")
+_ANSI_C_ASSIGNED = re.compile(r"(?P<name>[^=\s]+)=\$'(?P<body>[^']*)'")
+
+
+def _word_credentials(ctx: Context, flags: set[str], named, tokens: list, not_secret: list[str],
                       placeholder_re: re.Pattern | None, prose: dict[str, Regions],
                       reported: set[tuple[str, int, int]]):
     """RED002 findings from the evaluated words of the launch commands: the value of a credential
     flag (``--api-key VALUE``, ``--api-key=VALUE``; quoted with spaces, on the next line, built of
-    quoted parts) and a token format inside a word written over several lines (backslash-newline
+    quoted parts, ANSI-C quoted), a ``NAME=value`` word for a credential variable (``docker -e``;
+    ``named(NAME)``: a credential flag, variable or key) and a token format inside a word written over several lines (backslash-newline
     inside it). Each finding's span is the value where it is written; a value the evaluator
     assembled from parts spans the word."""
     lines = {tf.display: tf.text.split("\n") for tf in ctx.sub.texts}
@@ -293,9 +300,15 @@ def _word_credentials(ctx: Context, flags: set[str], tokens: list, not_secret: l
                     continue  # echo "  --api-key KEY  ...": help text, not a setting
                 if w.text in flags and i + 1 < len(words):
                     nxt = words[i + 1]
-                    if nxt.static and not nxt.text.startswith("-"):
+                    quoted = _ANSI_C.fullmatch(nxt.raw)
+                    if quoted:
+                        value, name, word = quoted.group("body"), w.text, nxt
+                    elif nxt.static and not nxt.text.startswith("-"):
                         value, name, word = nxt.text, w.text, nxt
-                elif w.static and "=" in w.text and w.text.split("=", 1)[0] in flags:
+                elif "=" in w.raw and (quoted := _ANSI_C_ASSIGNED.fullmatch(w.raw)) and named(quoted.group("name")):
+                    value, name, word = quoted.group("body"), quoted.group("name"), w
+                elif w.static and "=" in w.text and named(w.text.split("=", 1)[0]):
+                    # --api-key=VALUE, and docker -e / --env "API_KEY=value with spaces"
                     value, name, word = w.text.split("=", 1)[1], w.text.split("=", 1)[0], w
                 if value is not None and _literal(value, not_secret, placeholder_re):
                     f = hit(word, value, f"{name} is given the literal credential {mask(value)}; pass it from the "
@@ -314,31 +327,44 @@ def _word_credentials(ctx: Context, flags: set[str], tokens: list, not_secret: l
                             break
 
 
-def _yaml_credentials(ctx: Context, flags: set[str], keys: dict, not_secret: list[str],
+def _yaml_credentials(ctx: Context, flags: set[str], named, not_secret: list[str],
                       placeholder_re: re.Pattern | None, reported: set[tuple[str, int, int]]):
-    """RED002 from the YAML trees (engine configs, the manifest) where a line holds only part of
-    the setting: a credential key whose value is a block or folded scalar (``password: |``, the
-    value on the lines below), and a credential flag followed by its value in a sequence
-    (``args: ["--api-key", "VALUE"]``, also as a block list)."""
-    names, suffixes = _key_names(keys)
+    """RED002 from the YAML trees (engine configs, the manifest), as a safe loader reads them,
+    for what the line patterns cannot see: a credential key whose value is tagged (``!!str``),
+    anchored, a block or folded scalar, under an escaped or complex key, in a flow mapping; a
+    Kubernetes-style ``{name: HF_TOKEN, value: ...}`` entry; a credential flag followed by its
+    value in a sequence (``args: ["--api-key", "VALUE"]``). A value the line pass already
+    reported (a start inside the value's span) is not reported again."""
+    starts: dict[tuple[str, int], list[int]] = {}
+    for path, line, start in reported:
+        starts.setdefault((path, line), []).append(start)
     roots = [c.root for c in ctx.sub.configs] + [ctx.sub.manifest_node]
     for n in (node for root in roots for node in nodes(root)):
         hits: list[tuple[str, YScalar]] = []
         if isinstance(n, YMap):
-            hits = [(str(k.value), v) for k, v in n.items if isinstance(v, YScalar) and isinstance(v.value, str)
-                    and v.span.end_line > v.span.line and _credential_key(str(k.value), names, suffixes)]
+            hits = [(str(k.value), v) for k, v in n.items if isinstance(v, YScalar) and named(str(k.value))]
+            entry = {str(k.value): v for k, v in n.items if isinstance(v, YScalar)}
+            if "value" in entry and "name" in entry and named(str(entry["name"].value)):
+                hits.append((str(entry["name"].value), entry["value"]))
         elif isinstance(n, YSeq):
             hits = [(str(a.value), b) for a, b in zip(n.items, n.items[1:])
                     if isinstance(a, YScalar) and isinstance(b, YScalar) and str(a.value) in flags
                     and isinstance(b.value, str) and not b.value.startswith("-")]
         for name, v in hits:
+            if not isinstance(v.value, str):
+                continue  # a number, a boolean, null: no credential
             value = v.value.strip()
-            where = (v.span.path, v.span.line, v.span.col - 1)
-            if where in reported or not _literal(value, not_secret, placeholder_re):
+            sp = v.span
+            last = sp.end_col - 1 if sp.end_line == sp.line else 1 << 30
+            if any(sp.col - 1 <= x < last for x in starts.get((sp.path, sp.line), ())):
                 continue
-            reported.add(where)
+            if not _literal(value, not_secret, placeholder_re) or _NUMBER.fullmatch(value) \
+                    or value in ("yes", "no", "on", "off"):
+                continue
+            starts.setdefault((sp.path, sp.line), []).append(sp.col - 1)
+            reported.add((sp.path, sp.line, sp.col - 1))
             yield Finding("RED002", f"{printable(name)[:80]} is given the literal credential {mask(value)}; pass it "
-                                    f"from the environment instead", v.span, secret=True)
+                                    f"from the environment instead", sp, secret=True)
 
 
 @rule("RED002", "leaked-secret", "error",
@@ -378,7 +404,12 @@ def check_secrets(ctx: Context):
     # credentials read from the evaluated shell words first: their values are whole (a quoted
     # value with spaces, a value on the next line, a token split by backslash-newline), and a
     # line pattern that sees only part of such a value must not report (and so mask) just that
-    word_hits = list(_word_credentials(ctx, flags, tokens, not_secret, placeholder_re, prose, reported))
+    key_names, key_suffixes = _key_names(keys)
+
+    def named(name: str) -> bool:
+        return name in names or _credential_key(name, key_names, key_suffixes)
+
+    word_hits = list(_word_credentials(ctx, flags, named, tokens, not_secret, placeholder_re, prose, reported))
     covered_at: dict[tuple[str, int], list[tuple[int, int]]] = {}
     for f in word_hits:
         end = f.span.end_col - 1 if f.span.end_line == f.span.line else 1 << 30
@@ -431,7 +462,7 @@ def check_secrets(ctx: Context):
                 if f is not None:
                     yield f
     yield from word_hits
-    yield from _yaml_credentials(ctx, flags, keys, not_secret, placeholder_re, reported)
+    yield from _yaml_credentials(ctx, flags, named, not_secret, placeholder_re, reported)
 
 
 def _host(value: str) -> str:
