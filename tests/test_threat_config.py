@@ -312,7 +312,7 @@ _content = st.one_of(
       .map(lambda d: yaml.safe_dump(d, default_flow_style=None)),
     st.text(max_size=60),
 )
-EXAMPLES = 300 if os.environ.get("CI") else 25
+EXAMPLES = 100 if os.environ.get("CI") else 25
 
 
 @pytest.fixture(scope="module")

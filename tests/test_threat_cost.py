@@ -242,7 +242,7 @@ def _generated(units: list[str], lines: list[str], n: int) -> str:
     return body + RUN + " " + line + "\n"
 
 
-@settings(max_examples=int(os.environ.get("CFGLINT_COST_EXAMPLES", "100" if os.environ.get("CI") else "6")),
+@settings(max_examples=int(os.environ.get("CFGLINT_COST_EXAMPLES", "20" if os.environ.get("CI") else "6")),
           deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(units=st.lists(st.sampled_from(sorted(UNITS)), min_size=1, max_size=3, unique=True),
        lines=st.lists(st.sampled_from(sorted(LINES)), max_size=2, unique=True),

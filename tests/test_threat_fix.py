@@ -227,7 +227,7 @@ FRAGMENTS = [" /home/alice/x ", " 10.0.0.1 ", "/home/10.0.0.1/x", " --host 192.1
 ENDINGS = {"lf": lambda t: t, "crlf": lambda t: t.replace("\n", "\r\n"), "cr": lambda t: t.replace("\n", "\r"),
            "mixed": lambda t: "".join(c + ("\r\n" if i % 3 == 0 else "\r" if i % 3 == 1 else "")
                                       for i, c in enumerate(t.split("\n"))).rstrip("\r\n") + "\n"}
-N = 200 if os.environ.get("CI") else 25
+N = 100 if os.environ.get("CI") else 25
 
 
 def _byte_span(data: bytes, line: int, col: int, end_col: int) -> tuple[int, int]:

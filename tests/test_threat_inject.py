@@ -265,7 +265,7 @@ def _check_carets(text_out: str, result) -> int:
     return checked
 
 
-@settings(max_examples=200 if os.environ.get("CI") else 20, deadline=None, derandomize=True,
+@settings(max_examples=100 if os.environ.get("CI") else 20, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(in_line=RANDOM, in_file=RANDOM, in_name=RANDOM, in_model=RANDOM, where=st.floats(0, 1))
 def test_property_no_workflow_command_or_control_character_from_input(tmp_path_factory, in_line, in_file, in_name,

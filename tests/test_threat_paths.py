@@ -33,7 +33,7 @@ CFGLINT = Path(sys.executable).parent / "cfglint"
 SENTINEL = "SENTINEL-outside-7f3a9c"
 # the published run.sh changed in one place: a host path holding the sentinel (RED001, fixable)
 HOST_MODEL = f"/home/alice/{SENTINEL}/Kimi-K3"
-EXAMPLES_N = 100 if os.environ.get("CI") else 25
+EXAMPLES_N = 60 if os.environ.get("CI") else 25
 
 
 def cli(*args: str, cwd: Path | None = None) -> tuple[int, str]:

@@ -390,7 +390,7 @@ FORMS = [
 ]
 
 
-@settings(max_examples=200 if os.environ.get("CI") else 25, deadline=None, derandomize=True,
+@settings(max_examples=100 if os.environ.get("CI") else 25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(form=st.sampled_from(range(len(FORMS))), s=_SECRET)
 def test_property_no_output_shows_a_secret(tmp_path_factory, form, s):

@@ -370,7 +370,7 @@ def _original(rel: str) -> Counter:
     return _ORIGINAL[rel]
 
 
-@settings(max_examples=200 if os.environ.get("CI") else 25, deadline=None, derandomize=True,
+@settings(max_examples=100 if os.environ.get("CI") else 25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_property_keys_moved_into_anchor_and_merge_give_the_same_findings(data):
