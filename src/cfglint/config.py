@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .model import LEVELS, Finding, Span, rule_matches
+from .safeio import git_top, inside
 
 KEYS = ("select", "ignore", "per-file-ignores", "levels", "fail-level", "knowledge", "require-reason",
         "max-file-size", "private-ranges", "allow-nested")
@@ -88,7 +89,7 @@ class Config:
             self._relevel(f)
             if nested and f.rule_id not in PROTECTED:
                 where = os.path.abspath(f.span.path)
-                inner = [n for n in nested if n.scope and _inside(where, n.scope)]
+                inner = [n for n in nested if n.scope and inside(where, n.scope)]
                 if not all(n._keeps(f) for n in inner):
                     continue
                 for n in inner:
@@ -127,23 +128,6 @@ def check_selectors(values: list[str], where: str, known: list[str]) -> None:
             raise ConfigError(f"{where}: unknown rule selector '{v}'{hint}")
 
 
-def _inside(path: str, directory: str) -> bool:
-    """Whether absolute ``path`` is ``directory`` or below it."""
-    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
-
-
-def _worktree_top(d: str) -> str | None:
-    """The nearest directory at or above ``d`` holding ``.git`` (a directory, or the file of a
-    linked worktree or submodule); None outside every git working tree. Git itself is not run."""
-    while True:
-        if os.path.lexists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
-
-
 def _dirs(paths: list[str]) -> list[str]:
     return [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths] or [os.getcwd()]
 
@@ -156,14 +140,14 @@ def trust_root(paths: list[str]) -> str:
     linted paths outside it, are nested ones."""
     dirs = _dirs(paths)
     cwd = os.getcwd()
-    top = _worktree_top(cwd)
-    if top is not None and any(_inside(d, top) for d in dirs):
+    top = git_top(cwd)
+    if top is not None and any(inside(d, top) for d in dirs):
         return top
     common = os.path.commonpath(dirs)
-    top = _worktree_top(common)
+    top = git_top(common)
     if top is not None:
         return top
-    return cwd if any(_inside(d, cwd) for d in dirs) else common
+    return cwd if any(inside(d, cwd) for d in dirs) else common
 
 
 def _configs_in(d: str) -> list[str]:
@@ -196,7 +180,6 @@ def find_config(paths: list[str], root_dir: str | None = None) -> str | None:
 def _not_linked_out(path: str) -> str:
     """``path``, unless its real path leaves its git working tree (or, outside one, its
     directory): ConfigError. A contributor's link is never followed out (cfglint.safeio)."""
-    from .safeio import git_top, inside
 
     top = git_top(path) or os.path.dirname(path)
     if not inside(os.path.realpath(path), os.path.realpath(top)):
@@ -265,8 +248,7 @@ def _set(cfg: Config, key, value, pos: str, known: list[str]) -> None:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{pos}: '{key}' must be a list of strings")
         if key == "knowledge":  # a knowledge file must really lie inside the working tree (cfglint.safeio)
-            from .safeio import git_top, inside
-
+        
             top = os.path.realpath(git_top(cfg.path or base) or base)
             for v in value:
                 full = os.path.join(base, v)
@@ -431,7 +413,7 @@ def nested_configs(root: Config, root_dir: str, files: Iterable[str],
         d = ap if os.path.isdir(ap) else os.path.dirname(ap)
         while d not in seen:
             seen.add(d)
-            if _inside(root_dir, d):  # the root directory or above: the root configuration's ground
+            if inside(root_dir, d):  # the root directory or above: the root configuration's ground
                 break
             dirs.add(d)
             parent = os.path.dirname(d)
