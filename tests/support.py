@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -9,6 +10,15 @@ from cfglint.lint import lint_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "submissions"
+
+# Deep runs (CI, or CFGLINT_DEEP=1 on a developer's machine) give the property tests and the fuzz
+# test many more examples; a developer's default run keeps them small enough to run often.
+DEEP = bool(os.environ.get("CI") or os.environ.get("CFGLINT_DEEP"))
+
+
+def examples(quick: int, deep: int) -> int:
+    """Hypothesis ``max_examples`` for a property: ``deep`` in a deep run (:data:`DEEP`), else ``quick``."""
+    return deep if DEEP else quick
 
 
 def copy_submission(rel: str, tmp_path: Path) -> Path:

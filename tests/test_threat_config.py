@@ -29,7 +29,7 @@ from cfglint.config import KEYS, NESTABLE, Config, load_config, nested_configs
 from cfglint.discover import display_path
 from cfglint.lint import lint_paths
 
-from support import copy_submission, position, replace_once
+from support import copy_submission, examples, position, replace_once
 
 CFGLINT = str(Path(sys.executable).parent / "cfglint")
 BASE = "artificial-analysis/kimi-k3/b300-sglang-tp8"
@@ -312,7 +312,7 @@ _content = st.one_of(
       .map(lambda d: yaml.safe_dump(d, default_flow_style=None)),
     st.text(max_size=60),
 )
-EXAMPLES = 100 if os.environ.get("CI") else 25
+EXAMPLES = examples(25, 100)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cfglint.lint import MAX_WORD, lint_paths
-from support import copy_submission
+from support import copy_submission, examples
 
 KIMI = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 TRT = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"
@@ -242,7 +242,7 @@ def _generated(units: list[str], lines: list[str], n: int) -> str:
     return body + RUN + " " + line + "\n"
 
 
-@settings(max_examples=int(os.environ.get("CFGLINT_COST_EXAMPLES", "20" if os.environ.get("CI") else "6")),
+@settings(max_examples=int(os.environ.get("CFGLINT_COST_EXAMPLES", examples(6, 20))),
           deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(units=st.lists(st.sampled_from(sorted(UNITS)), min_size=1, max_size=3, unique=True),
        lines=st.lists(st.sampled_from(sorted(LINES)), max_size=2, unique=True),

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import os
 import re
 import shutil
 from pathlib import Path
@@ -24,7 +23,7 @@ from cfglint.cli import main
 from cfglint.fix import apply_fixes
 from cfglint.lint import lint_paths
 from cfglint.model import Finding, Span
-from support import EXAMPLES, copy_submission, lint, only, position, replace_once
+from support import EXAMPLES, copy_submission, examples, lint, only, position, replace_once
 
 # Kimi K3 on GB300, SGLang TP8 with DSPARK: a 20-line launch script, one command
 KIMI = "artificial-analysis/kimi-k3/gb300-sglang-tp8-nnodes2-dspark7"
@@ -227,7 +226,7 @@ FRAGMENTS = [" /home/alice/x ", " 10.0.0.1 ", "/home/10.0.0.1/x", " --host 192.1
 ENDINGS = {"lf": lambda t: t, "crlf": lambda t: t.replace("\n", "\r\n"), "cr": lambda t: t.replace("\n", "\r"),
            "mixed": lambda t: "".join(c + ("\r\n" if i % 3 == 0 else "\r" if i % 3 == 1 else "")
                                       for i, c in enumerate(t.split("\n"))).rstrip("\r\n") + "\n"}
-N = 100 if os.environ.get("CI") else 25
+N = examples(25, 100)
 
 
 def _byte_span(data: bytes, line: int, col: int, end_col: int) -> tuple[int, int]:

@@ -26,7 +26,7 @@ from cfglint.checks import all_rules
 from cfglint.cli import main
 from cfglint.lint import lint_paths
 from cfglint.neutral import neutralize, neutralize_at, sarif_message
-from support import EXAMPLES, copy_submission, replace_once
+from support import EXAMPLES, copy_submission, examples, replace_once
 
 KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 FORMATS = ("text", "json", "github", "sarif")
@@ -265,7 +265,7 @@ def _check_carets(text_out: str, result) -> int:
     return checked
 
 
-@settings(max_examples=100 if os.environ.get("CI") else 20, deadline=None, derandomize=True,
+@settings(max_examples=examples(20, 100), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(in_line=RANDOM, in_file=RANDOM, in_name=RANDOM, in_model=RANDOM, where=st.floats(0, 1))
 def test_property_no_workflow_command_or_control_character_from_input(tmp_path_factory, in_line, in_file, in_name,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import re
 import string
 import time
@@ -27,7 +26,7 @@ from cfglint.model import Finding, Span
 from cfglint.redact import FRAGMENT, Redactor, mask_result
 from cfglint.report import as_json
 
-from support import copy_submission, position, replace_once
+from support import copy_submission, examples, position, replace_once
 
 SG = "recipes/sglang-deepseek-v3.2-h200-tp8-dp8-parsers"          # run.sh: one python3 -m sglang.launch_server
 TRT = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"           # run.sh + config.yml (engine YAML)
@@ -390,7 +389,7 @@ FORMS = [
 ]
 
 
-@settings(max_examples=100 if os.environ.get("CI") else 25, deadline=None, derandomize=True,
+@settings(max_examples=examples(25, 100), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(form=st.sampled_from(range(len(FORMS))), s=_SECRET)
 def test_property_no_output_shows_a_secret(tmp_path_factory, form, s):

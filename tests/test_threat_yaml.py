@@ -15,7 +15,6 @@ shared (walked once), expansion past a limit is an IO001, and messages quote val
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 import time
@@ -29,7 +28,7 @@ from cfglint.lint import MAX_MESSAGE, lint_paths
 from cfglint import report
 from cfglint.checks import all_rules
 from cfglint.yamlsrc import YamlError, YMap, parse_yaml
-from support import EXAMPLES, copy_submission, lint, only, position, replace_once
+from support import EXAMPLES, copy_submission, examples, lint, only, position, replace_once
 
 GLM_SGLANG = "nvidia/glm-5.2/gb300-sglang-2x4-tp8-dp8-maxreq1024"   # SGLang --config ifb_config.yaml
 DYNAMO_TRTLLM = "recipes/dynamo-trtllm-qwen3-0.6b-disagg-1p1d"        # Dynamo + TensorRT-LLM engine YAML
@@ -370,7 +369,7 @@ def _original(rel: str) -> Counter:
     return _ORIGINAL[rel]
 
 
-@settings(max_examples=100 if os.environ.get("CI") else 25, deadline=None, derandomize=True,
+@settings(max_examples=examples(25, 100), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_property_keys_moved_into_anchor_and_merge_give_the_same_findings(data):
