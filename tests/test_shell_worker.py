@@ -271,3 +271,30 @@ def test_without_fork_the_parse_runs_here(monkeypatch, forks):
     monkeypatch.setenv("CFGLINT_NO_FORK", "1")
     assert [w.text for w in shell.parse_shell(SCRIPT, "x.sh").commands[0].words][:2] == ["sglang", "serve"]
     assert forks[0] == 0 and shellworker.worker_pid() is None
+
+
+def _parse_in_pool(text: str):
+    words = [w.text for w in shell.parse_shell(text, "x.sh").commands[0].words]
+    return os.getpid(), shellworker.worker_pid(), words
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_forked_pool_processes_each_use_their_own_worker_and_reap_it():
+    """--jobs style: a pool of forked processes; each has its own worker, none uses the
+    parent's, and every worker is gone (reaped, not a zombie) once the pool has shut down."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    assert shell.parse_shell(SCRIPT, "x.sh").commands
+    parent_worker = shellworker.worker_pid()
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        results = list(pool.map(_parse_in_pool, [SCRIPT] * 8))
+    assert all(words[:2] == ["sglang", "serve"] for _, _, words in results)
+    by_process = {}
+    for proc, worker, _ in results:
+        by_process.setdefault(proc, set()).add(worker)
+    assert all(len(workers) == 1 for workers in by_process.values())   # one worker per process
+    workers = set().union(*by_process.values())
+    assert parent_worker not in workers and None not in workers and len(workers) == len(by_process)
+    assert [w for w in workers if Path(f"/proc/{w}").exists()] == []
+    assert shellworker.worker_pid() == parent_worker and shell.parse_shell(SCRIPT, "x.sh").commands
