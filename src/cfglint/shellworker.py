@@ -207,15 +207,17 @@ def _discard(w: _Worker) -> int:
 
 
 def _kill_and_reap(pid: int) -> int:
+    """Reap worker ``pid``, killed first if it still runs; its wait status (0 if another part of
+    the program reaped it: then it is not signalled, its process id may be reused)."""
     import signal
 
     try:
-        os.kill(pid, signal.SIGKILL)   # a dead, unreaped worker keeps its first status
-    except ProcessLookupError:
-        pass
-    try:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        os.kill(pid, signal.SIGKILL)   # a worker already exiting keeps its own status
         return os.waitpid(pid, 0)[1]
-    except ChildProcessError:
+    except (ChildProcessError, ProcessLookupError):
         return 0
 
 
