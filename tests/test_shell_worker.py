@@ -298,3 +298,20 @@ def test_forked_pool_processes_each_use_their_own_worker_and_reap_it():
     assert parent_worker not in workers and None not in workers and len(workers) == len(by_process)
     assert [w for w in workers if Path(f"/proc/{w}").exists()] == []
     assert shellworker.worker_pid() == parent_worker and shell.parse_shell(SCRIPT, "x.sh").commands
+
+
+def test_a_request_the_worker_never_read_is_sent_again_to_a_new_worker():
+    """A broken request pipe (the worker gone before it read the request): the file is parsed
+    by a new worker, not reported as a crash."""
+    assert shell.parse_shell(SCRIPT, "x.sh").commands
+    worker = shellworker._worker
+    old = worker.pid
+    r, w = os.pipe()
+    os.close(r)
+    os.close(worker.requests)
+    worker.requests = w   # writing to it fails with EPIPE
+    script = shell.parse_shell(SCRIPT, "x.sh")
+    assert [w.text for w in script.commands[0].words][-1] == "8"
+    assert shellworker.worker_pid() not in (None, old)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(old, os.WNOHANG)   # the old worker was reaped

@@ -72,22 +72,20 @@ def parse(text: str, path: str):
     with _lock:
         worker = _live_worker()
         try:
-            _send(worker.requests, request)
-        except OSError:
-            # the worker was gone before it read this request: not this file's doing
-            _discard(worker)
-            worker = _live_worker()
             try:
                 _send(worker.requests, request)
             except OSError:
-                status = _discard(worker)
-                raise ParserCrash(f"the shell parser crashed (status {status}); please report this file") from None
-        try:
+                # the worker was gone before it read this request: not this file's doing
+                _discard(worker)
+                worker = _live_worker()
+                _send(worker.requests, request)
             answer = _receive(worker.answers, ANSWER_BASE + ANSWER_PER_BYTE * len(request))
+        except OSError:
+            answer = None
         except BaseException:
-            _discard(worker)   # an interrupted exchange leaves the pipe out of step
+            _discard(worker)   # an interrupted exchange leaves the pipes out of step
             raise
-        if answer is None:
+        if answer is None:     # EOF: the worker died on this request
             status = _discard(worker)
             raise ParserCrash(f"the shell parser crashed (status {status}); please report this file")
         if isinstance(answer, int):
