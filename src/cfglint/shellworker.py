@@ -296,6 +296,7 @@ def _serve(requests: int, answers: int) -> None:
         os.closerange(lo + 1, hi)
     sys.setrecursionlimit(shell.CHILD_RECURSION_LIMIT)
     shell._language()  # tree-sitter is imported once, here
+    served = 0
     while True:
         head = _read_exactly(requests, _HEADER)
         if head is None:
@@ -317,7 +318,8 @@ def _serve(requests: int, answers: int) -> None:
         except OSError:
             return
         del result, text, body, data   # freed while the parent reads the answer
-        gc.collect(1)                  # what is left: this request's cycles, and few others
+        served += 1
+        gc.collect(1 if served % 256 else 2)   # what is left: this request's cycles, and few others
 
 
 # ---------------------------------------------------------------------------------------
