@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import bisect
 import os
-import pickle
 import re
-import sys
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -243,44 +241,24 @@ class _Positions:
 
 
 class ParserCrash(Exception):
-    """The native shell parser died on this input (it ran in a child process)."""
+    """The native shell parser died on this input (it ran in a child process), or the input
+    cannot be read (commands nested too deeply)."""
 
 
 def parse_shell(text: str, path: str) -> ShellScript:
     """Parse a launch script. Never raises for bad input: syntax errors land in ``errors``.
 
-    The native tree-sitter parser runs in a forked child where the platform has fork: under
+    The native tree-sitter parser runs in a child process where the platform has fork: under
     fuzzing it crashed the whole process (SIGSEGV) on rare inputs, and one bad file must not
-    take a pre-commit run down. Raises ParserCrash when the child dies.
+    take a pre-commit run down. The child is one long-lived worker per process, started by the
+    first parse and restarted after a crash (shellworker.py). Raises ParserCrash when the
+    worker dies on this input. Without fork, or with ``CFGLINT_NO_FORK`` set, it parses here.
     """
     if not hasattr(os, "fork") or os.environ.get("CFGLINT_NO_FORK"):
         return _parse_bounded(text, path)
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child: parse, send the result, leave without running any cleanup
-        try:
-            os.close(read_fd)
-            # a crash of the deeper recursion this allows costs only the child
-            sys.setrecursionlimit(CHILD_RECURSION_LIMIT)
-            try:
-                result = _parse_bounded(text, path)
-            except ParserCrash as err:
-                result = err
-            data = pickle.dumps(result)
-            with os.fdopen(write_fd, "wb") as out:
-                out.write(data)
-        finally:
-            os._exit(0)
-    os.close(write_fd)
-    with os.fdopen(read_fd, "rb") as inp:
-        data = inp.read()
-    _, status = os.waitpid(pid, 0)
-    if not data:
-        raise ParserCrash(f"the shell parser crashed (status {status}); please report this file")
-    result = pickle.loads(data)
-    if isinstance(result, ParserCrash):
-        raise result
-    return result
+    from .shellworker import parse
+
+    return parse(text, path)
 
 
 # Python frames the walker may nest in the parser child: a command list such as 'a && b && ...'
