@@ -199,11 +199,14 @@ def test_linting_many_times_keeps_no_yaml_nodes(tmp_path):
     assert sum(isinstance(o, yaml.Node) for o in gc.get_objects()) <= before == 0
 
 
-def test_schema_data_files_load_as_the_safe_loader_loads_them():
+def test_schema_and_rule_example_data_files_load_as_the_safe_loader_loads_them():
+    from cfglint import ruledocs
     from cfglint.checks import engine_schema
     engine_schema.renamed_keys.cache_clear()
     engine_schema.removed_values.cache_clear()
-    for name, got in (("trtllm-renamed-keys.yaml", engine_schema.renamed_keys()),
-                      ("trtllm-removed-values.yaml", engine_schema.removed_values())):
-        with open(engine_schema.data_dir("schemas") / name, encoding="utf-8") as fh:
-            assert got == yaml.safe_load(fh) and got, name
+    ruledocs.examples.cache_clear()
+    for path, got in ((engine_schema.data_dir("schemas") / "trtllm-renamed-keys.yaml", engine_schema.renamed_keys()),
+                      (engine_schema.data_dir("schemas") / "trtllm-removed-values.yaml", engine_schema.removed_values()),
+                      (ruledocs.data_dir("rules") / "examples.yaml", ruledocs.examples())):
+        with open(path, encoding="utf-8") as fh:
+            assert got == yaml.safe_load(fh) and got, path
