@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from cfglint import yamlsrc
 from cfglint.lint import lint_paths
-from cfglint.textfile import read_text
+from cfglint.textfile import LineIndex, read_text
 from cfglint.yamlsrc import YamlError, YMap, YScalar, YSeq, parse_yaml
 from support import EXAMPLES, copy_submission
 
@@ -90,6 +90,24 @@ def outcome(text: str, c_loader: bool):
 def assert_same(text: str) -> None:
     pure = outcome(text, False)
     assert outcome(text, True) == pure, repr(text[:400])
+    assert_sizes(text)
+
+
+def assert_sizes(text: str) -> None:
+    """The expanded size counted while converting is :func:`expanded_size` of the tree."""
+    try:
+        docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        if len(docs) != 1:
+            return
+        root, size = yamlsrc._convert(docs[0], "f.yaml", LineIndex(text))
+    except (yaml.YAMLError, YamlError, RecursionError):
+        return
+    assert size == yamlsrc.expanded_size(root), repr(text[:400])
+
+
+def laughs(levels: int, fanout: int = 10) -> str:
+    lines = ["l0: &l0 [lol]"] + [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * fanout)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
 
 
 @st.composite
@@ -143,6 +161,8 @@ def test_property_short_texts_give_the_same_tree_or_error(text):
     "a: &x {p: 1}\nb:\n  <<: *x\n  q: 2\n", "a: &x [*x]\n", "a: 1\na: 2\n", "a: 1\n---\nb: 2\n",
     "a: [\n", "a: *nope\n", "a: !!int abc\nb: !!float .NaN\nc: !!bool maybe\n", "- " * 200 + "x\n",
     "".join(" " * i + "k:\n" for i in range(150)),
+    laughs(4), laughs(6), laughs(9), laughs(40, 2), "a: &a {x: *b}\n",
+    "d: &d {p: 1, q: [2, 3]}\ne: &e {q: 4, r: 5}\nf:\n  <<: [*d, *e]\n  p: 0\n  <<: {s: 6}\ng: [*d, *e]\n",
 ])
 def test_known_differences_and_edges_give_the_same_tree_or_error(text):
     assert_same(text)

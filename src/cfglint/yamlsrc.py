@@ -188,13 +188,28 @@ class _TooDeep(Exception):
     """A document composed by libyaml nests deeper than :data:`C_MAX_DEPTH` collections."""
 
 
-def _convert(root: yaml.Node, path: str, lines: LineIndex, max_depth: int | None = None) -> YNode:
+def _convert(root: yaml.Node, path: str, lines: LineIndex,
+             max_depth: int | None = None) -> tuple[YNode, tuple[int, int]]:
     """The positioned tree of a composed document: each YAML node converted once (aliases
-    share it), merge keys applied. Raises YamlError for a merge key whose value is not a
+    share it), merge keys applied; with its :func:`expanded_size`, counted as the tree is
+    built (children before parents). Raises YamlError for a merge key whose value is not a
     mapping or a list of mappings, and for an alias inside the node it names; _TooDeep when
     collections nest deeper than ``max_depth``."""
     done: dict[int, YNode] = {}
     open_nodes: set[int] = set()
+    limit = MAX_NODES + 1
+    sizes: dict[int, tuple[int, int]] = {}   # id of a converted collection -> expanded (nodes, characters)
+
+    def measure(out: YNode) -> None:
+        below = [x for k, v in out.items for x in (k, v)] if isinstance(out, YMap) else out.items
+        count, chars = 1, 0
+        for c in below:
+            if isinstance(c, YScalar):
+                count, chars = count + 1, chars + len(c.text)
+            else:
+                cn, cc = sizes[id(c)]
+                count, chars = count + cn, chars + cc
+        sizes[id(out)] = (min(count, limit), min(chars, 1 << 62))
 
     def conv(node: yaml.Node) -> YNode:
         got = done.get(id(node))
@@ -213,6 +228,7 @@ def _convert(root: yaml.Node, path: str, lines: LineIndex, max_depth: int | None
                 out = YSeq([conv(n) for n in node.value], _span(node, path, lines), node.tag)
             else:
                 out = mapping(node)
+            measure(out)
             open_nodes.discard(id(node))
         done[id(node)] = out
         return out
@@ -257,7 +273,8 @@ def _convert(root: yaml.Node, path: str, lines: LineIndex, max_depth: int | None
             ymap.items[:0] = list(winners.values())
         return ymap
 
-    return conv(root)
+    top = conv(root)
+    return top, (sizes[id(top)] if id(top) in sizes else (1, len(top.text)))  # type: ignore[union-attr]
 
 
 MAX_FLOW_DEPTH = 64
@@ -346,12 +363,11 @@ def _finish(docs: list[yaml.Node], text: str, path: str, max_depth: int | None =
     if len(docs) > 1:
         raise YamlError(f"expected one YAML document, found {len(docs)}", _span(docs[1], path, LineIndex(text)))
     try:
-        root = _convert(docs[0], path, LineIndex(text), max_depth)
+        root, (count, chars) = _convert(docs[0], path, LineIndex(text), max_depth)
     except RecursionError:
         if max_depth is not None:  # libyaml's tree: the pure-Python loader decides
             raise _TooDeep from None
         raise YamlError("YAML nesting is too deep to parse") from None
-    count, chars = expanded_size(root)
     max_chars = max(MAX_EXPANDED_CHARS, 2 * len(text))
     if count > MAX_NODES or chars > max_chars:
         raise YamlError(f"YAML aliases expand this document to more than {MAX_NODES} nodes or {max_chars} "
