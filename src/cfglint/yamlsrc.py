@@ -83,11 +83,19 @@ class YMap:
 
 YNode = YScalar | YSeq | YMap
 
-_constructor = yaml.SafeLoader("")  # used only to resolve the standard scalar tags
 _STANDARD = {
     "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
     "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp",
 }
+# The safe loader's constructor, used only to turn the text of an int, float, bool or null
+# scalar into its value. Its construct_* methods are called directly, never construct_object:
+# that one records every node it builds in ``constructed_objects`` (and a failed one in
+# ``recursive_objects``) until the document is done, which for a module-level constructor is
+# never (460 MB at 11,000 submissions).
+_constructor = yaml.constructor.SafeConstructor()
+_CONSTRUCT = {tag: _constructor.yaml_constructors[tag]
+              for tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+                          "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null")}
 
 
 # Tags a safe loader (PyYAML SafeLoader, ruamel "safe", the engines' yaml.safe_load) constructs;
@@ -159,13 +167,15 @@ def _span(node: yaml.Node, path: str, lines: LineIndex) -> Span:
 
 
 def _scalar(node: yaml.ScalarNode, path: str, lines: LineIndex) -> YScalar:
+    """An int, float, bool or null scalar gets its value as the safe loader constructs it;
+    any other (strings, timestamps, other tags) keeps its text; a value the constructor
+    refuses (``!!int abc``) keeps its text too."""
     value: Any = node.value
-    if node.tag in _STANDARD and node.tag != "tag:yaml.org,2002:str":
+    construct = _CONSTRUCT.get(node.tag)
+    if construct is not None:
         try:
-            value = _constructor.construct_object(node, deep=True)
-        except Exception:  # a malformed timestamp or similar: keep the text
-            value = node.value
-        if node.tag == "tag:yaml.org,2002:timestamp":
+            value = construct(_constructor, node)
+        except Exception:  # a malformed value such as !!int abc: keep the text
             value = node.value
     return YScalar(value, node.value, _span(node, path, lines), node.tag)
 
@@ -174,12 +184,32 @@ def _hashable(k: YScalar) -> Any:
     return k.value if isinstance(k.value, (str, int, float, bool, type(None))) else k.text
 
 
-def _convert(root: yaml.Node, path: str, lines: LineIndex) -> YNode:
+class _TooDeep(Exception):
+    """A document composed by libyaml nests deeper than :data:`C_MAX_DEPTH` collections."""
+
+
+def _convert(root: yaml.Node, path: str, lines: LineIndex,
+             max_depth: int | None = None) -> tuple[YNode, tuple[int, int]]:
     """The positioned tree of a composed document: each YAML node converted once (aliases
-    share it), merge keys applied. Raises YamlError for a merge key whose value is not a
-    mapping or a list of mappings, and for an alias inside the node it names."""
+    share it), merge keys applied; with its :func:`expanded_size`, counted as the tree is
+    built (children before parents). Raises YamlError for a merge key whose value is not a
+    mapping or a list of mappings, and for an alias inside the node it names; _TooDeep when
+    collections nest deeper than ``max_depth``."""
     done: dict[int, YNode] = {}
     open_nodes: set[int] = set()
+    limit = MAX_NODES + 1
+    sizes: dict[int, tuple[int, int]] = {}   # id of a converted collection -> expanded (nodes, characters)
+
+    def measure(out: YNode) -> None:
+        below = [x for k, v in out.items for x in (k, v)] if isinstance(out, YMap) else out.items
+        count, chars = 1, 0
+        for c in below:
+            if isinstance(c, YScalar):
+                count, chars = count + 1, chars + len(c.text)
+            else:
+                cn, cc = sizes[id(c)]
+                count, chars = count + cn, chars + cc
+        sizes[id(out)] = (min(count, limit), min(chars, 1 << 62))
 
     def conv(node: yaml.Node) -> YNode:
         got = done.get(id(node))
@@ -192,10 +222,13 @@ def _convert(root: yaml.Node, path: str, lines: LineIndex) -> YNode:
             out: YNode = _scalar(node, path, lines)
         else:
             open_nodes.add(id(node))
+            if max_depth is not None and len(open_nodes) > max_depth:
+                raise _TooDeep
             if isinstance(node, yaml.SequenceNode):
                 out = YSeq([conv(n) for n in node.value], _span(node, path, lines), node.tag)
             else:
                 out = mapping(node)
+            measure(out)
             open_nodes.discard(id(node))
         done[id(node)] = out
         return out
@@ -240,7 +273,8 @@ def _convert(root: yaml.Node, path: str, lines: LineIndex) -> YNode:
             ymap.items[:0] = list(winners.values())
         return ymap
 
-    return conv(root)
+    top = conv(root)
+    return top, (sizes[id(top)] if id(top) in sizes else (1, len(top.text)))  # type: ignore[union-attr]
 
 
 MAX_FLOW_DEPTH = 64
@@ -291,8 +325,85 @@ def expanded_size(root: YNode | None, limit: int = MAX_NODES + 1) -> tuple[int, 
     return sizes[id(root)] if root is not None else (0, 0)
 
 
-def parse_yaml(text: str, path: str) -> YNode | None:
+# libyaml through PyYAML's binding (composes about 7x faster than the pure-Python loader);
+# None where PyYAML was built without it.
+_CLoader = getattr(yaml, "CSafeLoader", None) if getattr(yaml, "__with_libyaml__", False) else None
+# Characters on which libyaml and PyYAML's pure-Python scanner disagree, checked against each
+# other (tests/test_yaml_c.py): a tab, which libyaml takes as a separator in places (``a:\t1``,
+# ``a: 1\t``) where the pure-Python scanner refuses it ("found character '\t' that cannot
+# start any token"); a byte-order mark, which libyaml skips at the start of any line and does
+# not count in its marks at the start of the text (the pure-Python scanner only skips it at
+# offset 0 and counts it). Texts holding one are parsed by the pure-Python loader.
+_C_UNSAFE = re.compile("[\t\ufeff]")
+# Collections nested deeper than this in a document libyaml composed: parsed again by the
+# pure-Python loader, whose recursion gives up (RecursionError, "nesting is too deep") at a
+# depth libyaml (limit 1000) accepts. No configuration nests so deep.
+C_MAX_DEPTH = 100
+
+
+def _error(err: Exception, text: str, path: str) -> YamlError:
+    """The YamlError for an exception of the pure-Python loader."""
+    if isinstance(err, yaml.MarkedYAMLError):
+        mark = err.problem_mark or err.context_mark
+        span = None
+        if mark:
+            line, col = LineIndex(text).position(mark.index)
+            span = Span(path, line, col, line, col + 1)
+        problem = err.problem or err.context or "syntax error"
+        return YamlError(f"YAML syntax error: {problem}", span)
+    if isinstance(err, yaml.YAMLError):
+        return YamlError(f"YAML error: {' '.join(str(err).split())}")  # one line
+    return YamlError("YAML nesting is too deep to parse")  # RecursionError
+
+
+def _finish(docs: list[yaml.Node], text: str, path: str, max_depth: int | None = None) -> YNode | None:
+    """The one document of ``docs`` converted and checked for alias bombs (see parse_yaml)."""
+    if not docs:
+        return None
+    if len(docs) > 1:
+        raise YamlError(f"expected one YAML document, found {len(docs)}", _span(docs[1], path, LineIndex(text)))
+    try:
+        root, (count, chars) = _convert(docs[0], path, LineIndex(text), max_depth)
+    except RecursionError:
+        if max_depth is not None:  # libyaml's tree: the pure-Python loader decides
+            raise _TooDeep from None
+        raise YamlError("YAML nesting is too deep to parse") from None
+    max_chars = max(MAX_EXPANDED_CHARS, 2 * len(text))
+    if count > MAX_NODES or chars > max_chars:
+        raise YamlError(f"YAML aliases expand this document to more than {MAX_NODES} nodes or {max_chars} "
+                        f"characters (an alias bomb?): safe loaders build every copy; write the values out "
+                        f"or use fewer aliases", root.span)
+    return root
+
+
+def _parse_c(text: str, path: str) -> tuple[bool, YNode | None]:
+    """(True, tree) when libyaml composes ``text`` into at most one document the pure-Python
+    loader composes identically; (False, None) when the pure-Python loader must decide: no
+    libyaml, a character of :data:`_C_UNSAFE`, any error (its message and position are the
+    pure-Python parser's), several documents, nesting deeper than :data:`C_MAX_DEPTH`.
+    libyaml's marks count characters as the pure-Python ones do (the binding hands it the
+    text as UTF-8 and its index advances one per character: non-BMP characters, CR LF, lone
+    CR, U+0085, U+2028/9 included), so spans are the same."""
+    if _CLoader is None or _C_UNSAFE.search(text):
+        return False, None
+    try:
+        docs = list(yaml.compose_all(text, Loader=_CLoader))
+    except Exception:  # noqa: BLE001 - YAMLError, or text libyaml cannot take (a lone surrogate)
+        return False, None
+    if len(docs) > 1:
+        return False, None
+    try:
+        return True, _finish(docs, text, path, C_MAX_DEPTH)
+    except _TooDeep:
+        return False, None
+
+
+def parse_yaml(text: str, path: str, c_loader: bool = True) -> YNode | None:
     """Parse one YAML document. Returns None for an empty document.
+
+    Composed by libyaml when PyYAML has it and the text is one it reads as the pure-Python
+    loader does (see :func:`_parse_c`), else (or with ``c_loader=False``) by the pure-Python
+    loader: same tree, spans, errors and messages either way.
 
     Raises YamlError for syntax errors, several documents, nesting too deep (flow collections
     nested deeper than MAX_FLOW_DEPTH, see :func:`flow_depth`) or alias bombs.
@@ -301,35 +412,15 @@ def parse_yaml(text: str, path: str) -> YNode | None:
     if depth > MAX_FLOW_DEPTH:
         raise YamlError(f"YAML nesting is too deep to parse: flow collections ([...] or {{...}}) nested deeper "
                         f"than {MAX_FLOW_DEPTH} levels (no engine configuration nests so deep)")
+    if c_loader:
+        done, root = _parse_c(text, path)
+        if done:
+            return root
     try:
         docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        span = None
-        if mark:
-            line, col = LineIndex(text).position(mark.index)
-            span = Span(path, line, col, line, col + 1)
-        problem = err.problem or err.context or "syntax error"
-        raise YamlError(f"YAML syntax error: {problem}", span) from None
-    except yaml.YAMLError as err:
-        raise YamlError(f"YAML error: {' '.join(str(err).split())}") from None  # one line
-    except RecursionError:
-        raise YamlError("YAML nesting is too deep to parse") from None
-    if not docs:
-        return None
-    if len(docs) > 1:
-        raise YamlError(f"expected one YAML document, found {len(docs)}", _span(docs[1], path, LineIndex(text)))
-    try:
-        root = _convert(docs[0], path, LineIndex(text))
-    except RecursionError:
-        raise YamlError("YAML nesting is too deep to parse") from None
-    count, chars = expanded_size(root)
-    max_chars = max(MAX_EXPANDED_CHARS, 2 * len(text))
-    if count > MAX_NODES or chars > max_chars:
-        raise YamlError(f"YAML aliases expand this document to more than {MAX_NODES} nodes or {max_chars} "
-                        f"characters (an alias bomb?): safe loaders build every copy; write the values out "
-                        f"or use fewer aliases", root.span)
-    return root
+    except (yaml.YAMLError, RecursionError) as err:
+        raise _error(err, text, path) from None
+    return _finish(docs, text, path)
 
 
 def to_python(node: YNode | None, _memo: dict | None = None) -> Any:

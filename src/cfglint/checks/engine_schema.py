@@ -14,6 +14,9 @@ from ..validation import schema_findings, validator
 from ..yamlsrc import YMap, YScalar, to_python, walk_path
 from . import Context, rule
 
+# libyaml where PyYAML has it: our own data files, read once, as the safe loader reads them
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 LLM_API_KEYS = {"tensor_parallel_size", "pipeline_parallel_size", "moe_expert_parallel_size", "kv_cache_config",
                 "speculative_config", "moe_config", "cuda_graph_config", "max_batch_size", "max_num_tokens",
                 "enable_attention_dp", "cache_transceiver_config", "max_seq_len"}
@@ -23,14 +26,14 @@ LLM_API_KEYS = {"tensor_parallel_size", "pipeline_parallel_size", "moe_expert_pa
 def renamed_keys() -> dict:
     """schemas/trtllm-renamed-keys.yaml: old dotted key -> {new, since, source}."""
     with open(data_dir("schemas") / "trtllm-renamed-keys.yaml", encoding="utf-8") as fh:
-        return yaml.safe_load(fh) or {}
+        return yaml.load(fh, Loader=_LOADER) or {}
 
 
 @lru_cache(maxsize=1)
 def removed_values() -> dict:
     """schemas/trtllm-removed-values.yaml: dotted key -> value -> {removed_in, replacement, source}."""
     with open(data_dir("schemas") / "trtllm-removed-values.yaml", encoding="utf-8") as fh:
-        return yaml.safe_load(fh) or {}
+        return yaml.load(fh, Loader=_LOADER) or {}
 
 
 def release(text) -> tuple | None:
