@@ -146,10 +146,10 @@ def _refuse(path: str, code: int, why: str) -> OSError:
     return OSError(code, why, path)
 
 
-def atomic_write(path: str, data: str | bytes, make_parents: bool = False) -> None:
+def atomic_write(path: str, data: str | bytes, make_parents: bool = False, mode: int | None = None) -> None:
     """Replace (or create) regular file ``path`` with ``data`` atomically: a temporary file in
     the same directory, given the old file's permission bits (a new file: 0666 less the
-    umask), then ``os.replace``. Text is written as UTF-8 (a lone surrogate, which UTF-8 cannot
+    umask; ``mode``: these bits instead), then ``os.replace``. Text is written as UTF-8 (a lone surrogate, which UTF-8 cannot
     hold, becomes U+FFFD). ``make_parents``: create missing directories first.
 
     Raises OSError (``strerror`` a one-line reason): ``path`` is a symbolic link, a directory or
@@ -175,7 +175,6 @@ def atomic_write(path: str, data: str | bytes, make_parents: bool = False) -> No
                                               "the working tree; cfglint does not write through links")
     if make_parents:
         os.makedirs(parent, exist_ok=True)
-    mode = None
     try:
         st = os.lstat(target)
     except FileNotFoundError:
@@ -188,7 +187,8 @@ def atomic_write(path: str, data: str | bytes, make_parents: bool = False) -> No
             raise _refuse(path, errno.EISDIR, "is a directory")
         if not stat.S_ISREG(st.st_mode):
             raise _refuse(path, errno.EINVAL, "is not a regular file (FIFO, socket or device)")
-        mode = stat.S_IMODE(st.st_mode)
+        if mode is None:
+            mode = stat.S_IMODE(st.st_mode)
     if mode is None:
         umask = os.umask(0)
         os.umask(umask)
