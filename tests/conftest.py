@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,18 +27,14 @@ def cfglint_exe() -> Path:
     return exe
 
 
-@pytest.fixture(scope="session", autouse=True)
-def knowledge_cache_dir(tmp_path_factory):
-    """The knowledge cache (cfglint.kbcache) of every test, in-process and in subprocesses, lives
-    in a per-session temporary directory, never in the user's ~/.cache."""
-    import os
+# The knowledge cache (cfglint.kbcache) of every test, in-process and in every cfglint the tests
+# start (their environments are copies of os.environ, some made when a test module is imported),
+# lives in a temporary directory of this session, never in the user's ~/.cache.
+_CACHE_DIR = tempfile.mkdtemp(prefix="cfglint-test-cache-")   # mode 0700
+os.environ["CFGLINT_CACHE_DIR"] = _CACHE_DIR
 
-    where = tmp_path_factory.mktemp("cfglint-cache")
-    where.chmod(0o700)
-    old = os.environ.get("CFGLINT_CACHE_DIR")
-    os.environ["CFGLINT_CACHE_DIR"] = str(where)
-    yield where
-    if old is None:
-        os.environ.pop("CFGLINT_CACHE_DIR", None)
-    else:
-        os.environ["CFGLINT_CACHE_DIR"] = old
+
+@pytest.fixture(scope="session", autouse=True)
+def knowledge_cache_dir():
+    yield Path(_CACHE_DIR)
+    shutil.rmtree(_CACHE_DIR, ignore_errors=True)

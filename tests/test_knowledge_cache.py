@@ -203,7 +203,7 @@ def test_no_home_or_no_cache_means_no_cache(tmp_path):
     runs = {}
     (tmp_path / "file").write_text("x", encoding="utf-8")
     for label, env, args in [
-            ("no home", {"HOME": str(tmp_path / "missing-home" / "x")}, []),
+            ("no home", {"HOME": str(tmp_path / "file" / "home")}, []),   # cannot exist: under a file
             ("unwritable", {"CFGLINT_CACHE_DIR": str(tmp_path / "file" / "cache")}, []),
             ("--no-cache", {"CFGLINT_CACHE_DIR": str(tmp_path / "c1")}, ["--no-cache"]),
             ("env", {"CFGLINT_CACHE_DIR": str(tmp_path / "c2"), "CFGLINT_NO_CACHE": "1"}, []),

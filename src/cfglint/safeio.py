@@ -23,7 +23,6 @@ import errno
 import os
 import re
 import stat
-import tempfile
 
 MAX_BYTES = 10 * 1024 * 1024  # a launch file, engine YAML or knowledge file is a few KiB
 
@@ -193,6 +192,8 @@ def atomic_write(path: str, data: str | bytes, make_parents: bool = False, mode:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
+    import tempfile  # only for writing; a lint run that writes nothing need not import it
+
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "wb") as fh:
