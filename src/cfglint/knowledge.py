@@ -49,9 +49,9 @@ class _Bundled:
         self.raw = {p.relative_to(rules).as_posix(): read_bytes(str(p)) for p in paths}
         self.key = kbcache.key("bundled", [[name, hashlib.sha256(raw).hexdigest()] for name, raw in self.raw.items()])
         parts = kbcache.read(self.key)
-        if parts is None:  # a miss: parse them all once, and store them if there is a cache
+        if parts is None and kbcache.directory() is not None:  # a miss: parse them all once, store them
             parts = kbcache.store(self.key, {name: _parse(raw) for name, raw in self.raw.items()})
-        self.parts = parts or {}
+        self.parts = parts or {}  # no cache: each file is parsed when it is loaded, as it was before
 
     def load(self, name: str) -> Any:
         """The data of ``rules/<name>`` ({} when the file does not exist), new objects on every call

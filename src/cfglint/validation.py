@@ -58,11 +58,11 @@ def _passed_key(name: str) -> str | None:
 
     try:
         schema = read_bytes(str(data_dir("schemas") / name))
-        origin = (importlib.util.find_spec("jsonschema") or None).origin
-        st = os.stat(origin)
+        spec = importlib.util.find_spec("jsonschema")   # where it is, without importing it
+        st = os.stat(spec.origin)
     except (ReadError, OSError, AttributeError, TypeError, ValueError, ImportError):
         return None
-    return kbcache.key("schema-passed", name, hashlib.sha256(schema).hexdigest(), origin, st.st_size, st.st_mtime_ns)
+    return kbcache.key("schema-passed", name, hashlib.sha256(schema).hexdigest(), spec.origin, st.st_size, st.st_mtime_ns)
 
 
 def _digest(data: Any) -> str | None:
