@@ -2,7 +2,8 @@
 and the user's ``--knowledge`` files, validated) stored as JSON in the user's cache directory, so
 that a run whose knowledge files are unchanged reads JSON instead of composing ~600 KB of YAML.
 
-Where: ``$CFGLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/cfglint``, else ``~/.cache/cfglint``.
+Where: ``$CFGLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/cfglint``, else ``~/.cache/cfglint`` (an
+absolute path; a relative one, or no home, means no cache).
 ``CFGLINT_NO_CACHE=1`` (or ``cfglint check --no-cache``, which calls :func:`disable`) turns it off.
 
 An entry is one file ``kb-<key>.json``: a header line (JSON: format, the full key, the SHA-256 of
