@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,3 +25,16 @@ def cfglint_exe() -> Path:
     if not exe.exists():
         pytest.fail(f"{exe} not found: install the project into this venv first (pip install -e '.[test]')")
     return exe
+
+
+# The knowledge cache (cfglint.kbcache) of every test, in-process and in every cfglint the tests
+# start (their environments are copies of os.environ, some made when a test module is imported),
+# lives in a temporary directory of this session, never in the user's ~/.cache.
+_CACHE_DIR = tempfile.mkdtemp(prefix="cfglint-test-cache-")   # mode 0700
+os.environ["CFGLINT_CACHE_DIR"] = _CACHE_DIR
+
+
+@pytest.fixture(scope="session", autouse=True)
+def knowledge_cache_dir():
+    yield Path(_CACHE_DIR)
+    shutil.rmtree(_CACHE_DIR, ignore_errors=True)

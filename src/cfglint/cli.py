@@ -44,6 +44,9 @@ def main() -> None:
 @click.option("--knowledge", "knowledge_files", multiple=True, type=click.Path(dir_okay=False),
               help="A YAML file of your own accelerators, models, parser names or host path prefixes "
                    "(same shape as rules/*.yaml); repeatable.")
+@click.option("--no-cache", is_flag=True,
+              help="Parse the knowledge files instead of reading them from the knowledge cache "
+                   "(~/.cache/cfglint, or $CFGLINT_CACHE_DIR; CFGLINT_NO_CACHE=1 does the same).")
 @click.option("--select", default=None, help="Comma-separated rule ids or families to report (overrides the config).")
 @click.option("--ignore", default=None, help="Comma-separated rule ids or families not to report (added to the config's).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
@@ -59,7 +62,7 @@ def main() -> None:
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None,
               help="Record the current findings in this file (for --baseline) and exit 0.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
-          knowledge_files: tuple[str, ...], select: str | None, ignore: str | None,
+          knowledge_files: tuple[str, ...], no_cache: bool, select: str | None, ignore: str | None,
           config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
           baseline_file: str | None, write_baseline: str | None) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
@@ -71,6 +74,10 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     from .lint import lint_paths
     from .model import level_rank
 
+    if no_cache:
+        from .kbcache import disable
+
+        disable()
     targets = list(paths) or ["."]
     root_dir = trust_root([t for t in targets if os.path.lexists(t)] or ["."])
     try:

@@ -8,6 +8,7 @@ know; rules then stay silent rather than guess.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 import os
 import re
@@ -17,11 +18,13 @@ from typing import Any
 
 import yaml
 
+from . import kbcache
 from .hfconfig import FIELDS as CONFIG_FIELDS
 from .hfconfig import facts as config_facts
 from .safeio import ReadError, read_bytes
 
 
+@lru_cache(maxsize=None)
 def data_dir(name: str) -> Path:
     """Directory of bundled data (``rules`` or ``schemas``): inside the installed package, or
     at the repository root when running from a source checkout."""
@@ -32,13 +35,45 @@ def data_dir(name: str) -> Path:
     raise FileNotFoundError(f"cfglint data directory {name!r} not found next to {here}")
 
 
+def _parse(raw: bytes) -> Any:
+    return yaml.load(raw.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+
+
+class _Bundled:
+    """The bundled knowledge files of one ``rules`` directory (``*.yaml``, ``flags/*.yaml``), read
+    and hashed once; parsed from the knowledge cache (:mod:`cfglint.kbcache`) when it holds an
+    entry for exactly these contents, else from YAML (and then stored in the cache)."""
+
+    def __init__(self, rules: Path):
+        paths = sorted([*rules.glob("*.yaml"), *rules.glob("flags/*.yaml")])
+        self.raw = {p.relative_to(rules).as_posix(): read_bytes(str(p)) for p in paths}
+        self.key = kbcache.key("bundled", [[name, hashlib.sha256(raw).hexdigest()] for name, raw in self.raw.items()])
+        parts = kbcache.read(self.key)
+        if parts is None and kbcache.directory() is not None:  # a miss: parse them all once, store them
+            parts = kbcache.store(self.key, {name: _parse(raw) for name, raw in self.raw.items()})
+        self.parts = parts or {}  # no cache: each file is parsed when it is loaded, as it was before
+
+    def load(self, name: str) -> Any:
+        """The data of ``rules/<name>`` ({} when the file does not exist), new objects on every call
+        (callers add the user's entries to them)."""
+        text = self.parts.get(name)
+        if text is not None:
+            try:
+                return kbcache.decode(text)
+            except ValueError:
+                pass  # cannot happen for an entry whose checksum matched; parse the file then
+        raw = self.raw.get(name)
+        return _parse(raw) if raw is not None else {}
+
+
+@lru_cache(maxsize=4)
+def _bundled(rules: str) -> _Bundled:
+    return _Bundled(Path(rules))
+
+
 def _load(name: str) -> Any:
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    path = data_dir("rules") / name
-    if not path.exists():
-        return {}
-    with open(path, encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=loader) or {}
+    """Data of the bundled knowledge file ``rules/<name>`` (``flags/vllm.yaml``), {} if missing."""
+    return _bundled(str(data_dir("rules"))).load(name)
 
 
 def _norm(name: str) -> str:
@@ -57,8 +92,17 @@ def _user_file(path: str) -> dict:
 
     shown = printable(path)
     try:
-        text = read_bytes(path).decode("utf-8")
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+        raw = read_bytes(path)
+        text = raw.decode("utf-8")
+        # a file read and checked before, against the same bundled knowledge, by the same cfglint
+        key = kbcache.key("user", _bundled(str(data_dir("rules"))).key, hashlib.sha256(raw).hexdigest())
+        cached = (kbcache.read(key) or {}).get("data")
+        if cached is not None:
+            try:
+                return kbcache.decode(cached)
+            except ValueError:
+                pass
+        data = _parse(raw)
     except ReadError as err:
         raise KnowledgeError(f"cannot read knowledge file {shown}: {err}") from None
     except UnicodeDecodeError as err:
@@ -75,6 +119,7 @@ def _user_file(path: str) -> dict:
     problem = _shape_problem(data) or _type_problem(data)
     if problem:
         raise KnowledgeError(f"{path}: {problem} (see the bundled rules/*.yaml for the shape)")
+    kbcache.store(key, {"data": data})
     return data
 
 
@@ -511,7 +556,12 @@ _QUANT_SUFFIXES: tuple[tuple[str, str | None], ...] = (
     (r"bf16", "BF16"),
     (r"fp16", "FP16"),
 )
-_QUANT_RE = [(re.compile(r"^(?P<base>.+?)[-_.](?:" + pat + r")$", re.I), prec) for pat, prec in _QUANT_SUFFIXES]
+
+
+@lru_cache(maxsize=1)
+def _quant_res() -> list[tuple[re.Pattern, str | None]]:
+    """:data:`_QUANT_SUFFIXES` compiled on first use (20 patterns; a run that names no model needs none)."""
+    return [(re.compile(r"^(?P<base>.+?)[-_.](?:" + pat + r")$", re.I), prec) for pat, prec in _QUANT_SUFFIXES]
 
 
 def strip_quant_suffix(model_id: str) -> tuple[str | None, str | None]:
@@ -522,7 +572,7 @@ def strip_quant_suffix(model_id: str) -> tuple[str | None, str | None]:
     if not isinstance(model_id, str):
         return None, None
     org, slash, name = model_id.rpartition("/")
-    for pattern, precision in _QUANT_RE:
+    for pattern, precision in _quant_res():
         m = pattern.match(name)
         if m:
             if precision == "FP4" and org.lower() == "nvidia":

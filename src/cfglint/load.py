@@ -19,7 +19,7 @@ from .model import Finding, Span
 from .safeio import inside
 from .shell import Command, ParserCrash, ShellScript, parse_shell
 from .textfile import MAX_BYTES, ReadError, TextFile, read_text
-from .validation import schema_findings, validator
+from .validation import validate, validator
 from .yamlsrc import MAX_NODES, YamlError, YMap, YNode, foreign_tags, key_span, nodes, parse_yaml, to_python, walk_path
 
 
@@ -214,7 +214,7 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | 
         sub.findings.append(Finding("SUB001", "(top level): the manifest must be a mapping", node.span))
         return _without_manifest(sub, root)
     sub.manifest = data
-    sub.findings.extend(schema_findings("SUB001", manifest_validator(), node, data, mdisplay))
+    sub.findings.extend(validate("SUB001", "submission.schema.json", node, data, mdisplay))
     sub.findings.extend(_unknown_names(node, data, kb or knowledge()))
 
     seen: set[str] = set()

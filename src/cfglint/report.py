@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 from urllib.parse import quote
 
 from . import __version__
-from .baseline import fingerprint
-from .checks import Rule
 from .model import Finding
 from .neutral import neutralize, neutralize_at, sarif_message
 from .textfile import NEWLINE_SEQUENCES
+
+if TYPE_CHECKING:  # the rules are only passed in: importing checks here would load the whole pipeline
+    from .checks import Rule
 
 INFO_URI = "https://github.com/cfglint/cfglint"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -126,6 +127,7 @@ def _region(span) -> dict:
 def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, list[str]], exit_code: int) -> str:
     rule_ids = list(rules)
     driver_rules = []
+    from .baseline import fingerprint  # SARIF only
     from .ruledocs import DOCS_URI, render
 
     for r in rules.values():

@@ -23,7 +23,6 @@ import errno
 import os
 import re
 import stat
-import tempfile
 
 MAX_BYTES = 10 * 1024 * 1024  # a launch file, engine YAML or knowledge file is a few KiB
 
@@ -146,10 +145,10 @@ def _refuse(path: str, code: int, why: str) -> OSError:
     return OSError(code, why, path)
 
 
-def atomic_write(path: str, data: str | bytes, make_parents: bool = False) -> None:
+def atomic_write(path: str, data: str | bytes, make_parents: bool = False, mode: int | None = None) -> None:
     """Replace (or create) regular file ``path`` with ``data`` atomically: a temporary file in
     the same directory, given the old file's permission bits (a new file: 0666 less the
-    umask), then ``os.replace``. Text is written as UTF-8 (a lone surrogate, which UTF-8 cannot
+    umask; ``mode``: these bits instead), then ``os.replace``. Text is written as UTF-8 (a lone surrogate, which UTF-8 cannot
     hold, becomes U+FFFD). ``make_parents``: create missing directories first.
 
     Raises OSError (``strerror`` a one-line reason): ``path`` is a symbolic link, a directory or
@@ -175,7 +174,6 @@ def atomic_write(path: str, data: str | bytes, make_parents: bool = False) -> No
                                               "the working tree; cfglint does not write through links")
     if make_parents:
         os.makedirs(parent, exist_ok=True)
-    mode = None
     try:
         st = os.lstat(target)
     except FileNotFoundError:
@@ -188,11 +186,14 @@ def atomic_write(path: str, data: str | bytes, make_parents: bool = False) -> No
             raise _refuse(path, errno.EISDIR, "is a directory")
         if not stat.S_ISREG(st.st_mode):
             raise _refuse(path, errno.EINVAL, "is not a regular file (FIFO, socket or device)")
-        mode = stat.S_IMODE(st.st_mode)
+        if mode is None:
+            mode = stat.S_IMODE(st.st_mode)
     if mode is None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
+    import tempfile  # only for writing; a lint run that writes nothing need not import it
+
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "wb") as fh:

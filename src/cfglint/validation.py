@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from functools import lru_cache
 from typing import Any
 
@@ -16,11 +17,91 @@ from .yamlsrc import YMap, YNode, YScalar, key_span, walk_path
 @lru_cache(maxsize=None)
 def validator(name: str):
     """The compiled JSON Schema ``schemas/<name>``."""
-    import jsonschema
+    import jsonschema  # here, not at the top: ~50-100 ms, and a run over memoized data never needs it
 
     with open(data_dir("schemas") / name, encoding="utf-8") as fh:
         schema = json.load(fh)
     return jsonschema.validators.validator_for(schema)(schema)
+
+
+def validate(rule_id: str, name: str, node: YNode, data: Any, display: str, unknown_key_hint=None) -> list[Finding]:
+    """:func:`schema_findings` of ``data`` against ``schemas/<name>``, skipped (no findings) when
+    exactly this data already passed exactly this schema with this jsonschema and cfglint (see
+    :func:`_passed_key`): a pre-commit run over an unchanged manifest then never imports
+    jsonschema, the largest import of a one-submission run."""
+    digest, key = _digest(data), _passed_key(name)
+    if digest is not None and key is not None and digest in _passed(key):
+        return []
+    out = schema_findings(rule_id, validator(name), node, data, display, unknown_key_hint)
+    if not out and digest is not None and key is not None:
+        _remember(key, digest)
+    return out
+
+
+MAX_PASSED = 4096        # digests of clean data kept per schema (~270 KB)
+MAX_NEW_PER_RUN = 8      # digests one run adds: the memo is for small runs (pre-commit); a corpus
+                         # run imports jsonschema anyway, and need not rewrite the memo per file
+_passed_memo: dict[str, list[str]] = {}
+_added = 0
+
+
+@lru_cache(maxsize=None)
+def _passed_key(name: str) -> str | None:
+    """Knowledge-cache key of the memo of data that passed ``schemas/<name>``: the schema's
+    content and the installed jsonschema (its file's path, size and time), besides cfglint's
+    version (kbcache.key). None when either cannot be read."""
+    import hashlib
+    import importlib.util
+
+    from . import kbcache
+    from .safeio import ReadError, read_bytes
+
+    try:
+        schema = read_bytes(str(data_dir("schemas") / name))
+        spec = importlib.util.find_spec("jsonschema")   # where it is, without importing it
+        st = os.stat(spec.origin)
+    except (ReadError, OSError, AttributeError, TypeError, ValueError, ImportError):
+        return None
+    return kbcache.key("schema-passed", name, hashlib.sha256(schema).hexdigest(), spec.origin, st.st_size, st.st_mtime_ns)
+
+
+def _digest(data: Any) -> str | None:
+    """SHA-256 of ``data`` as exact JSON (None when JSON cannot hold it exactly: a date, a
+    non-string key): equal digests, equal data, equal validation."""
+    import hashlib
+
+    from .kbcache import encode
+
+    text = encode(data)
+    return hashlib.sha256(text).hexdigest() if text is not None else None
+
+
+def _passed(key: str) -> list[str]:
+    if key not in _passed_memo:
+        from . import kbcache
+
+        found: list[str] = []
+        try:
+            part = (kbcache.read(key) or {}).get("passed")
+            value = kbcache.decode(part) if part is not None else []
+            found = [d for d in value if isinstance(d, str)] if isinstance(value, list) else []
+        except ValueError:
+            pass
+        _passed_memo[key] = found
+    return _passed_memo[key]
+
+
+def _remember(key: str, digest: str) -> None:
+    global _added
+    from . import kbcache
+
+    if _added >= MAX_NEW_PER_RUN or kbcache.directory() is None:
+        return
+    _added += 1
+    _passed_memo.pop(key, None)   # merge with what other runs stored meanwhile
+    passed = [d for d in _passed(key) if d != digest] + [digest]
+    _passed_memo[key] = passed[-MAX_PASSED:]
+    kbcache.store(key, {"passed": _passed_memo[key]})
 
 
 def _file_span(display: str) -> Span:

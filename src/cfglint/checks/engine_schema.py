@@ -10,7 +10,7 @@ import yaml
 from ..extract import ConfigFile, is_server_config
 from ..knowledge import data_dir
 from ..model import Finding
-from ..validation import schema_findings, validator
+from ..validation import validate
 from ..yamlsrc import YMap, YScalar, to_python, walk_path
 from . import Context, rule
 
@@ -116,8 +116,7 @@ def check_engine_schema(ctx: Context):
             name = "trtllm-llm-api.schema.json"
         else:
             continue
-        findings = schema_findings("SCH001", validator(name), cfg.root, to_python(cfg.root), cfg.display,
-                                   unknown_key_hint=_renamed_hint)
+        findings = validate("SCH001", name, cfg.root, to_python(cfg.root), cfg.display, unknown_key_hint=_renamed_hint)
         if name == "trtllm-llm-api.schema.json":
             _removed_value_findings(ctx, cfg, findings)
         yield from findings

@@ -1,0 +1,179 @@
+"""The knowledge cache: the parsed knowledge files (bundled ``rules/*.yaml``, ``rules/flags/*.yaml``
+and the user's ``--knowledge`` files, validated) stored as JSON in the user's cache directory, so
+that a run whose knowledge files are unchanged reads JSON instead of composing ~600 KB of YAML.
+
+Where: ``$CFGLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/cfglint``, else ``~/.cache/cfglint`` (an
+absolute path; a relative one, or no home, means no cache).
+``CFGLINT_NO_CACHE=1`` (or ``cfglint check --no-cache``, which calls :func:`disable`) turns it off.
+
+An entry is one file ``kb-<key>.json``: a header line (JSON: format, the full key, the SHA-256 of
+the body and the byte range of each part) and the body (one JSON text per part). The key is a
+SHA-256 of the cache format, cfglint's version and the content of every file the entry was built
+from, so an edit of any file, another cfglint or another ``--knowledge`` file gives another key.
+
+Safety (README, threat model): the directory may be shared, so the cache is only used when the
+directory and the entry are owned by the user and not writable by group or others; entries are
+JSON (loading one never runs code), written atomically with mode 0600, at most
+:data:`MAX_ENTRY_BYTES` each and :data:`MAX_ENTRIES` in all (the oldest are removed). A missing,
+foreign, corrupt or unreadable entry, or a directory that cannot be made (read-only or missing
+home), is a miss: the files are parsed as without a cache. Only data that JSON gives back exactly
+(same types, same keys; checked before writing) is stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from typing import Any
+
+from . import __version__
+from .safeio import ReadError, atomic_write, read_bytes
+
+FORMAT = 1                     # bump when the layout of an entry or of what is stored changes
+MAX_ENTRY_BYTES = 16 << 20     # the bundled knowledge is ~0.6 MB as JSON
+MAX_ENTRIES = 16               # entries kept in the directory; the oldest written are removed
+PREFIX, SUFFIX = "kb-", ".json"
+
+_disabled = False
+
+
+def disable() -> None:
+    """Turn the cache off for this process (``cfglint check --no-cache``)."""
+    global _disabled
+    _disabled = True
+
+
+def enabled() -> bool:
+    return not _disabled and os.environ.get("CFGLINT_NO_CACHE", "") in ("", "0")
+
+
+def key(*parts: Any) -> str:
+    """SHA-256 (hex) of the cache format, cfglint's version and ``parts`` (JSON-able: names and
+    content hashes)."""
+    text = json.dumps([FORMAT, __version__, *parts], separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def directory() -> str | None:
+    """The cache directory, created (0700) if missing; None when the cache is off, the place is
+    unknown or cannot be made, or the directory is not safe to use (not a directory, not owned by
+    the user, writable by group or others)."""
+    if not enabled():
+        return None
+    where = os.environ.get("CFGLINT_CACHE_DIR")
+    if not where:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+        where = os.path.join(base, "cfglint")
+    if not os.path.isabs(where) or "\x00" in where:
+        return None   # no home (expanduser left '~'): no cache
+    try:
+        os.makedirs(where, mode=0o700, exist_ok=True)
+        st = os.stat(where)
+    except (OSError, ValueError):
+        return None
+    return where if stat.S_ISDIR(st.st_mode) and _private(st) else None
+
+
+def _private(st: os.stat_result) -> bool:
+    """Owned by the user running cfglint, and not writable by group or others."""
+    owner = os.geteuid() if hasattr(os, "geteuid") else st.st_uid
+    return st.st_uid == owner and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _path(where: str, k: str) -> str:
+    return os.path.join(where, f"{PREFIX}{k[:40]}{SUFFIX}")
+
+
+def read(k: str) -> dict[str, bytes] | None:
+    """The parts of entry ``k`` (name -> JSON text, not yet decoded), or None for a miss."""
+    where = directory()
+    if where is None:
+        return None
+    path = _path(where, k)
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or not _private(st):
+            return None
+        data = read_bytes(path, MAX_ENTRY_BYTES)
+        head, sep, body = data.partition(b"\n")
+        header = json.loads(head)
+        if not sep or not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != k \
+                or header.get("sha256") != hashlib.sha256(body).hexdigest() or not isinstance(header.get("index"), dict):
+            return None
+        out: dict[str, bytes] = {}
+        for name, span in header["index"].items():
+            start, end = span
+            if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(body)):
+                return None
+            out[name] = body[start:end]
+        return out
+    except (OSError, ReadError, ValueError, TypeError, RecursionError):
+        return None
+
+
+def store(k: str, parts: dict[str, Any]) -> dict[str, bytes] | None:
+    """Store ``parts`` (name -> plain data) as entry ``k`` and return them as :func:`read` would
+    (name -> JSON text); parts JSON would not give back exactly are left out. None, with nothing
+    encoded, when there is no usable cache directory. Never raises: a cache that cannot be written
+    is no cache."""
+    where = directory()
+    if where is None:
+        return None
+    encoded = {name: text for name, text in ((n, encode(d)) for n, d in parts.items()) if text is not None}
+    index: dict[str, list[int]] = {}
+    size = 0
+    for name, text in encoded.items():
+        index[name] = [size, size + len(text)]
+        size += len(text)
+    body = b"".join(encoded.values())
+    header = json.dumps({"format": FORMAT, "key": k, "sha256": hashlib.sha256(body).hexdigest(), "index": index},
+                        separators=(",", ":")).encode("utf-8")
+    if len(header) + 1 + len(body) <= MAX_ENTRY_BYTES:
+        try:
+            atomic_write(_path(where, k), header + b"\n" + body, mode=0o600)
+            _prune(where)
+        except OSError:
+            pass
+    return encoded
+
+
+def encode(data: Any) -> bytes | None:
+    """``data`` as JSON, or None when JSON would not give it back exactly (a date, a non-string
+    key, a tuple, NaN, a structure too deep)."""
+    try:
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        return text if _same(data, json.loads(text)) else None
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+def decode(text: bytes) -> Any:
+    """Plain data of a part :func:`read` returned (fresh objects on every call). Raises ValueError."""
+    return json.loads(text)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[x], b[x]) for x in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _prune(where: str) -> None:
+    """Remove the oldest entries beyond :data:`MAX_ENTRIES` (only files named like an entry)."""
+    entries = []
+    with os.scandir(where) as it:
+        for e in it:
+            if e.name.startswith(PREFIX) and e.name.endswith(SUFFIX) and e.is_file(follow_symlinks=False):
+                entries.append((e.stat(follow_symlinks=False).st_mtime_ns, e.name))
+    for _, name in sorted(entries, reverse=True)[MAX_ENTRIES:]:
+        try:
+            os.unlink(os.path.join(where, name))
+        except OSError:
+            pass

@@ -1,0 +1,265 @@
+"""The knowledge cache (cfglint.kbcache): a hit answers exactly as a fresh parse of the YAML, any
+edit of a knowledge file or another --knowledge file is a miss, a corrupt, foreign or
+group-writable cache is never used, and the bundled examples give the golden findings with a
+cold and with a warm cache. Also the memo of data that passed a JSON Schema (validation.validate)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cfglint.knowledge as K
+from cfglint import kbcache, validation
+
+from support import EXAMPLES, ROOT, copy_submission, lint, only, replace_once
+
+SUB = "recipes/vllm-gpt-oss-120b-b200-tp1-config"
+
+
+def _forget() -> None:
+    """Drop every in-process memo, so the next Knowledge reads the cache directory (or YAML)."""
+    K.knowledge.cache_clear()
+    K._bundled.cache_clear()
+    K._bundled_kinds.cache_clear()
+    validation._passed_memo.clear()
+    validation._passed_key.cache_clear()
+    validation._added = 0
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    where = tmp_path / "cache"
+    monkeypatch.setenv("CFGLINT_CACHE_DIR", str(where))
+    monkeypatch.delenv("CFGLINT_NO_CACHE", raising=False)
+    monkeypatch.setattr(kbcache, "_disabled", False)
+    _forget()
+    yield where
+    _forget()
+
+
+def _entries(where: Path) -> list[Path]:
+    return sorted(where.glob("kb-*.json")) if where.is_dir() else []
+
+
+class _Parses:
+    """Counts YAML parses of knowledge files (knowledge._parse)."""
+
+    def __init__(self, monkeypatch):
+        self.count = 0
+        real = K._parse
+
+        def counted(raw):
+            self.count += 1
+            return real(raw)
+
+        monkeypatch.setattr(K, "_parse", counted)
+
+
+def _facts(kb) -> dict:
+    """Real answers of a knowledge base: a model, an accelerator, flag lookups, parsers, secrets."""
+    vllm = kb.flag_registries["vllm"]
+    sglang = kb.flag_registries["sglang"]
+    return {
+        "model": kb.model("openai/gpt-oss-120b"),
+        "mirror": kb.model("nvidia/DeepSeek-R1-FP4"),
+        "accelerator": kb.accelerator("B200"),
+        "accelerators": kb.accelerator_names(),
+        "vllm tp": vllm.find("--tensor-parallel-size"),
+        "vllm -tp": vllm.find("-tp"),
+        "vllm json": vllm.find("--speculative-config.num_speculative_tokens"),
+        "sglang abbrev": sglang.find("--tp"),
+        "registries": {n: (r.primary, r.removed, r.did_you_mean, r.versions, sorted(r.no_value_options))
+                       for n, r in kb.flag_registries.items()},
+        "parsers": kb.parser_registry("sglang", "reasoning"),
+        "engines": kb.engines, "kernels": kb.kernels, "paths": kb.paths, "secrets": kb.secrets,
+        "configs": kb.model_configs,
+    }
+
+
+def test_a_hit_answers_as_a_fresh_parse_and_parses_no_yaml(cache, monkeypatch):
+    parses = _Parses(monkeypatch)
+    cold = _facts(K.knowledge())
+    assert parses.count >= 14 and len(_entries(cache)) == 1   # every bundled file parsed, stored once
+    assert cold["model"]["id"] == "openai/gpt-oss-120b" and cold["accelerator"]["name"] == "B200"
+    assert cold["vllm tp"] == "--tensor-parallel-size" and cold["vllm -tp"] == "--tensor-parallel-size"
+    _forget()
+    parses.count = 0
+    warm = _facts(K.knowledge())
+    assert parses.count == 0                                   # a hit: no YAML composed
+    monkeypatch.setenv("CFGLINT_NO_CACHE", "1")
+    _forget()
+    fresh = _facts(K.knowledge())
+    assert parses.count == 13                                  # no cache: each file used parsed again
+    assert warm == cold == fresh
+    # an entry is private: 0600 in a 0700 directory
+    assert (os.stat(_entries(cache)[0]).st_mode & 0o777) == 0o600 and (os.stat(cache).st_mode & 0o777) == 0o700
+
+
+def test_editing_a_bundled_file_is_a_miss(cache, tmp_path, monkeypatch):
+    rules = tmp_path / "rules"
+    shutil.copytree(K.data_dir("rules"), rules)
+    real_dir = K.data_dir
+    monkeypatch.setattr(K, "data_dir", lambda name: rules if name == "rules" else real_dir(name))
+    assert K.knowledge().accelerator("B200")["per_node"] == 8
+    assert len(_entries(cache)) == 1
+    replace_once(rules / "accelerators.yaml", '["B200 SXM", ', '["Blackwell-Test-Alias", "B200 SXM", ')
+    _forget()
+    parses = _Parses(monkeypatch)
+    kb = K.knowledge()
+    assert kb.accelerator("Blackwell-Test-Alias") is not None and kb.accelerator("Blackwell-Test-Alias")["name"] == "B200"
+    assert parses.count >= 14 and len(_entries(cache)) == 2    # another key: parsed and stored anew
+
+
+def test_another_or_edited_knowledge_file_is_a_miss(cache, tmp_path, monkeypatch):
+    user = tmp_path / "mine.yaml"
+    user.write_text("accelerators:\n  Test-X1:\n    vendor: nvidia\n    arch: blackwell\n    per_node: 4\n"
+                    "    source: https://example.invalid/x1\n", encoding="utf-8")
+    assert K.knowledge((str(user),)).accelerator("Test-X1")["per_node"] == 4
+    _forget()
+    parses = _Parses(monkeypatch)
+    assert K.knowledge((str(user),)).accelerator("Test-X1")["per_node"] == 4
+    assert parses.count == 0                                   # bundled and the user file: hits
+    user.write_text(user.read_text(encoding="utf-8").replace("per_node: 4", "per_node: 2"), encoding="utf-8")
+    _forget()
+    assert K.knowledge((str(user),)).accelerator("Test-X1")["per_node"] == 2
+    assert parses.count == 1                                   # only the edited file parsed again
+    assert K.knowledge().accelerator("Test-X1") is None        # without --knowledge: not there
+    # a user file that is wrong is still an error on a warm cache (only valid files are stored)
+    user.write_text("accelerators:\n  Test-X1:\n    per_node: four\n", encoding="utf-8")
+    _forget()
+    with pytest.raises(K.KnowledgeError, match="per_node must be an integer"):
+        K.knowledge((str(user),))
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "other key", "empty"])
+def test_a_corrupt_entry_is_a_miss_and_is_rewritten(cache, monkeypatch, damage):
+    cold = _facts(K.knowledge())
+    entry = _entries(cache)[0]
+    data = entry.read_bytes()
+    head, _, body = data.partition(b"\n")
+    if damage == "truncate":
+        entry.write_bytes(data[: len(data) // 2])
+    elif damage == "flip":   # same length, one byte of the body changed: the checksum catches it
+        i = body.index(b'"B200"')
+        entry.write_bytes(head + b"\n" + body[:i] + b'"B300"' + body[i + 6:])
+    elif damage == "garbage":
+        entry.write_bytes(os.urandom(4096))
+    elif damage == "other key":  # a well-formed entry of another key under this name
+        header = json.loads(head)
+        header["key"] = "0" * 64
+        entry.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    else:
+        entry.write_bytes(b"")
+    _forget()
+    parses = _Parses(monkeypatch)
+    assert _facts(K.knowledge()) == cold
+    assert parses.count >= 14
+    assert entry.read_bytes() == data                           # rewritten, whole
+    _forget()
+    parses.count = 0
+    assert _facts(K.knowledge()) == cold and parses.count == 0
+
+
+@pytest.mark.parametrize("unsafe", ["group-writable dir", "other-writable dir", "foreign dir",
+                                    "group-writable entry", "foreign entry", "dir is a file"])
+def test_a_cache_others_can_write_is_not_used(cache, monkeypatch, unsafe):
+    K.knowledge().accelerator("B200")   # the bundled files are read on first use
+    entry = _entries(cache)[0]
+    me = os.geteuid()
+    if unsafe == "group-writable dir":
+        cache.chmod(0o770)
+    elif unsafe == "other-writable dir":
+        cache.chmod(0o707)
+    elif unsafe == "foreign dir":
+        monkeypatch.setattr(os, "geteuid", lambda: me + 1)
+    elif unsafe == "group-writable entry":
+        entry.chmod(0o620)
+    elif unsafe == "foreign entry":
+        if me != 0:
+            pytest.skip("chown to another user needs root")
+        os.chown(entry, 4242, -1)
+    else:
+        monkeypatch.setenv("CFGLINT_CACHE_DIR", str(entry / "sub"))
+    _forget()
+    parses = _Parses(monkeypatch)
+    kb = K.knowledge()
+    assert kb.accelerator("B200")["name"] == "B200"
+    assert parses.count >= 1                                    # parsed: the entry was not read
+    if unsafe.endswith("dir"):
+        assert kbcache.directory() is None
+
+
+def test_no_home_or_no_cache_means_no_cache(tmp_path):
+    """A missing home, a read-only place, --no-cache and CFGLINT_NO_CACHE=1: the same report, nothing written."""
+    base = {k: v for k, v in os.environ.items() if k not in ("CFGLINT_CACHE_DIR", "XDG_CACHE_HOME", "HOME")}
+    cfglint = Path(sys.executable).parent / "cfglint"
+    target = str(EXAMPLES / SUB)
+    runs = {}
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    for label, env, args in [
+            ("no home", {"HOME": str(tmp_path / "file" / "home")}, []),   # cannot exist: under a file
+            ("unwritable", {"CFGLINT_CACHE_DIR": str(tmp_path / "file" / "cache")}, []),
+            ("--no-cache", {"CFGLINT_CACHE_DIR": str(tmp_path / "c1")}, ["--no-cache"]),
+            ("env", {"CFGLINT_CACHE_DIR": str(tmp_path / "c2"), "CFGLINT_NO_CACHE": "1"}, []),
+            ("cached", {"CFGLINT_CACHE_DIR": str(tmp_path / "c3")}, [])]:
+        proc = subprocess.run([str(cfglint), "check", "-f", "json", *args, target], env=dict(base, **env),
+                              capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        runs[label] = (proc.returncode, proc.stdout)
+    assert len(set(runs.values())) == 1
+    assert not (tmp_path / "c1").exists() and not (tmp_path / "c2").exists()
+    assert _entries(tmp_path / "c3")
+
+
+def test_the_golden_findings_with_a_cold_and_a_warm_cache(cache):
+    from test_golden import test_examples_report_exactly_the_golden_findings as golden
+
+    from cfglint.lint import lint_paths
+
+    reports = []
+    for _ in ("cold", "warm"):
+        _forget()
+        golden()
+        reports.append([(f.rule_id, f.span, f.message, f.level) for f in lint_paths([str(EXAMPLES / SUB)]).findings])
+    assert reports[0] == reports[1] and _entries(cache)
+
+
+def test_a_memoized_manifest_skips_jsonschema_and_a_changed_one_is_validated(cache, tmp_path):
+    """A manifest that passed the schema is not validated again (jsonschema is not even imported);
+    any change to it is validated, and its errors are reported as without the memo."""
+    sub = copy_submission(SUB, tmp_path)
+    script = ("import sys; from cfglint.lint import lint_paths; "
+              "r = lint_paths([sys.argv[1]]); "
+              "print(sorted({f.rule_id for f in r.findings}), 'jsonschema' in sys.modules)")
+    env = dict(os.environ, CFGLINT_CACHE_DIR=str(cache))
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", script, str(sub)], env=env, capture_output=True, text=True,
+                             timeout=120, cwd=ROOT)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert run() == "['COV001'] True"           # validated, clean: remembered
+    assert run() == "['COV001'] False"          # same data: no validation needed
+    assert replace_once(sub / "submission.yaml", "schema_version: 1", "schema_version: 1\nsurprise: 1") == 1
+    assert run() == "['COV001', 'SUB001'] True"
+    _forget()
+    found = only(lint(sub), "SUB001")
+    assert len(found) == 1 and found[0][1:3] == ("submission.yaml", 2) and "'surprise'" in found[0][4]
+
+
+def test_memo_digest_is_exact():
+    """Data JSON cannot hold exactly (a date, an integer key) is never memoized; bool is not int."""
+    import datetime
+
+    assert validation._digest({"a": 1}) != validation._digest({"a": True})
+    assert validation._digest({"a": 1}) != validation._digest({"a": 1.0})
+    assert validation._digest({"a": datetime.date(2025, 1, 1)}) is None
+    assert validation._digest({1: "a"}) is None
+    assert kbcache.encode({"a": [1, "x", None, 2.5, {"b": False}]}) is not None
