@@ -188,3 +188,16 @@ def test_jobs_below_one_is_a_usage_error(value, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "--jobs must be at least 1" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_jobs_config_key(tmp_path):
+    d = copy_submission(KIMI, tmp_path)
+    cfg = tmp_path / "cfg.yaml"
+    outs = []
+    for text in ("jobs: 2\n", "jobs: 0\n", "jobs: many\n"):
+        cfg.write_text(text)
+        outs.append(subprocess.run([sys.executable, "-m", "cfglint", "check", "--config", str(cfg), str(d)],
+                                   capture_output=True, text=True, timeout=120))
+    assert outs[0].returncode in (0, 1) and "Traceback" not in outs[0].stderr
+    for proc in outs[1:]:
+        assert proc.returncode == 2 and "1:1: 'jobs' must be a positive number of worker processes" in proc.stderr

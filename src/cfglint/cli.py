@@ -108,7 +108,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         cfg.max_file_size = max_file_size
     from .lint import cpus
 
-    jobs = jobs or getattr(cfg, "jobs", None) or cpus()
+    jobs = jobs or cfg.jobs or cpus()
     result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg, jobs=jobs)
     if result.missing:
         for m in result.missing:
