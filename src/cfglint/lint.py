@@ -427,8 +427,15 @@ class _Runner:
         return self.pool
 
     def submit(self, index: int, task: tuple) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
         if self.workers > 1 and index not in self.pending and index not in self.done:
-            self.pending[index] = (task, self._pool().submit(_pool_run, task))
+            try:
+                future = self._pool().submit(_pool_run, task)
+            except BrokenProcessPool:   # a worker died since the last look: a new pool
+                self._recover([])
+                future = self._pool().submit(_pool_run, task)
+            self.pending[index] = (task, future)
 
     def drop(self, index: int) -> None:
         entry = self.pending.pop(index, None)
@@ -458,6 +465,8 @@ class _Runner:
         except BrokenProcessPool:
             self._recover([(index, task)])
             return self.done.pop(index)[1]
+        except Exception as err:   # the outcome did not come back (e.g. it could not be pickled)
+            return _Outcome(error=f"{type(err).__name__}: {err}")
 
     def _recover(self, broken: list[tuple[int, tuple]]) -> None:
         """The pool broke: lint each unit it had not finished alone, in a forked process of its
