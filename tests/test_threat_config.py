@@ -182,7 +182,7 @@ def test_allowed_nested_keys_never_drop_or_lower_red002(repo):
 
 @pytest.mark.parametrize("key,value", [
     ("knowledge", "[{k}]"), ("fail-level", "note"), ("require-reason", "true"), ("max-file-size", "1"),
-    ("private-ranges", "[]"), ("allow-nested", "[select]"),
+    ("private-ranges", "[]"), ("allow-nested", "[select]"), ("jobs", "1"),
 ])
 def test_run_wide_keys_are_never_taken_from_a_nested_configuration(repo, key, value):
     """Even a root allowing every nestable key: `knowledge` would read any file (here one that is

@@ -61,10 +61,13 @@ def main() -> None:
               help="Report only findings not recorded in this baseline file.")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None,
               help="Record the current findings in this file (for --baseline) and exit 0.")
+@click.option("--jobs", "-j", "jobs", type=int, default=None,
+              help="Worker processes linting submissions in parallel (default: the number of CPUs this process "
+                   "may use, or the config's jobs; 1: in this process). The output is the same for every value.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
           knowledge_files: tuple[str, ...], no_cache: bool, select: str | None, ignore: str | None,
           config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
-          baseline_file: str | None, write_baseline: str | None) -> None:
+          baseline_file: str | None, write_baseline: str | None, jobs: int | None) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
@@ -78,6 +81,9 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         from .kbcache import disable
 
         disable()
+    if jobs is not None and jobs < 1:
+        _say(f"cfglint: error: --jobs must be at least 1, not {jobs}")
+        sys.exit(2)
     targets = list(paths) or ["."]
     root_dir = trust_root([t for t in targets if os.path.lexists(t)] or ["."])
     try:
@@ -107,7 +113,10 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         sys.exit(2)
     if max_file_size:
         cfg.max_file_size = max_file_size
-    result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg)
+    from .lint import cpus
+
+    jobs = jobs or cfg.jobs or cpus()
+    result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg, jobs=jobs)
     if result.missing:
         for m in result.missing:
             _say(f"cfglint: error: no such file or directory: {printable(m)}")
@@ -134,7 +143,8 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             _say(f"cfglint: {note}")
         if done.fixed:
             _say(f"cfglint: fixed {done.fixed} finding(s)")
-            result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg)
+            result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg,
+                                jobs=jobs)
             result.findings = cfg.apply(result.findings, result.nested)
         result.findings = sorted(result.findings + cfg.apply(notes), key=Finding.sort_key)
     if write_baseline:

@@ -18,7 +18,8 @@ Keys: ``select`` / ``ignore`` (rule ids or families, e.g. ``RED``), ``per-file-i
 ``max-file-size`` (bytes; larger files are reported, not read), ``private-ranges`` (CIDR networks,
 IPv4 or IPv6, whose addresses RED003 reports; replaces the bundled RFC 1918 / RFC 6598 list;
 documentation ranges, RFC 5737 / RFC 3849, are never reported), ``allow-nested`` (root only:
-which of :data:`NESTABLE` nested configurations may set; default none).
+which of :data:`NESTABLE` nested configurations may set; default none), ``jobs`` (worker processes
+of ``cfglint check``; default: the CPUs it may use).
 An unknown key or a wrong value in the root configuration is a :class:`ConfigError` naming its
 file, line and column; in a nested configuration it is a CFG001 finding and the key is ignored.
 """
@@ -36,10 +37,10 @@ from .model import LEVELS, Finding, Span, rule_matches
 from .safeio import git_top, inside
 
 KEYS = ("select", "ignore", "per-file-ignores", "levels", "fail-level", "knowledge", "require-reason",
-        "max-file-size", "private-ranges", "allow-nested")
+        "max-file-size", "private-ranges", "allow-nested", "jobs")
 # Keys a root configuration may let nested configurations set: each acts on findings only, and a
 # nested configuration's only on the files under its own directory. The others act on the whole run
-# (fail-level, require-reason, max-file-size, private-ranges: what is reported, and how, everywhere)
+# (fail-level, require-reason, max-file-size, private-ranges, jobs: what is reported, and how, everywhere)
 # or read files (knowledge: any path, read into the knowledge base every submission is checked
 # against), so only the root configuration or the command line sets them.
 NESTABLE = ("select", "ignore", "per-file-ignores", "levels")
@@ -69,6 +70,7 @@ class Config:
     max_file_size: int = 10 * 1024 * 1024  # bytes; bigger files are an IO001 finding, not read
     private_ranges: tuple[str, ...] | None = None  # CIDR networks RED003 reports; None: rules/secrets.yaml's
     allow_nested: tuple[str, ...] = ()  # keys of NESTABLE that nested configurations may set
+    jobs: int | None = None  # worker processes of a run; None: the CPUs it may use (cli)
     root_dir: str | None = None  # the run's root directory (absolute); None: trust_root() of the linted paths
     read_nested: bool = True  # False with --no-config: nested configurations are not looked at either
     scope: str | None = None  # a nested configuration: the directory (absolute) it acts on
@@ -273,6 +275,10 @@ def _set(cfg: Config, key, value, pos: str, known: list[str]) -> None:
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigError(f"{pos}: 'max-file-size' must be a positive number of bytes")
         cfg.max_file_size = value
+    elif key == "jobs":
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"{pos}: 'jobs' must be a positive number of worker processes")
+        cfg.jobs = value
     elif key == "private-ranges":
         import ipaddress
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 
 from . import suppress
@@ -20,7 +21,9 @@ from .textfile import MAX_BYTES, TextFile
 @dataclass(slots=True)
 class LintResult:
     findings: list[Finding] = field(default_factory=list)
-    sources: dict[str, list[str]] = field(default_factory=dict)   # display path -> lines
+    # display path -> its lines: a SourceLines of the lines findings point at, the whole list for a
+    # file with fixes (memory stays flat in the corpus size)
+    sources: dict[str, "list[str] | SourceLines"] = field(default_factory=dict)
     paths: dict[str, str] = field(default_factory=dict)           # display path -> real path
     files: dict[str, TextFile] = field(default_factory=dict)      # display path -> file as read, if it has fixes
     units: int = 0
@@ -124,9 +127,23 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + f"...(message cut, {len(text)} characters)"
 
 
+def cpus() -> int:
+    """The number of CPUs this process may run on (its affinity mask where the platform has one):
+    the default of ``--jobs``."""
+    if hasattr(os, "process_cpu_count"):   # Python 3.13+
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+MIN_POOL_UNITS = 8   # fewer units are linted in-process whatever --jobs says: a pool costs more than it saves
+WINDOW = 4           # units handed to the pool ahead of the one the run waits for, per worker
+
+
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
                max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None,
-               config=None) -> LintResult:
+               config=None, jobs: int = 1) -> LintResult:
     """Lint ``paths`` (submission directories, trees of them, single files). Findings are
     sorted, deduplicated and have credentials masked (redact.py) in their messages and in
     ``sources``; ``missing`` lists paths
@@ -135,90 +152,375 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
     ``config`` is the root configuration (:class:`cfglint.config.Config`; None: defaults, which
     allow nested configurations nothing). Configuration files below the run's root directory on
     the way to a linted file are read as nested ones: ``nested`` holds what they may set (for
-    ``config.apply(findings, nested)``), and what they may not set is a CFG001 finding."""
+    ``config.apply(findings, nested)``), and what they may not set is a CFG001 finding.
+
+    ``jobs`` (at least 1) worker processes lint the units (submissions, loose files) when there
+    are at least MIN_POOL_UNITS of them and the platform forks (Linux); the result is the same
+    as with ``jobs=1``, finding for finding and in the same order. A worker that dies (a native
+    crash) is an IO001 on the unit it was checking. ``sources`` keeps, per file, only the lines
+    findings point at (:class:`SourceLines`), the whole file when it has fixes (``files``)."""
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
     kb = knowledge(extra_knowledge, private_ranges)
     roots = targets.roots  # path -> (directory its files must really lie in, its name): no link out is read
 
-    def load_loose(path: str) -> Submission:
+    def task(kind: str, path: str, why) -> tuple:
+        """What a worker needs to lint one unit: everything the parent's state decides about it."""
+        if kind == "sub":
+            return (kind, path, roots.get(path, (None,))[0], None, why is not None)
         within, name = roots.get(path, (None, None))
-        return load_loose_file(path, max_bytes=max_bytes, within=within, within_name=name)
+        return (kind, path, within, name, why is not None)
 
-    def load_sub(path: str) -> Submission:
-        return load_submission(path, kb=kb, max_bytes=max_bytes, tree=roots.get(path, (None,))[0])
-
-    # (load, path, why): why is None, ("unlisted", manifest files span) or ("orphan", None)
-    jobs: list[tuple] = [(load_sub, d, None) for d in targets.submissions] + \
-        [(load_loose, f, None) for f in targets.loose_files]
+    estimate = sum(map(len, (targets.submissions, targets.loose_files, targets.named_in_submissions,
+                             targets.orphan_files)))
+    runner = _Runner(_Units(kb, require_reason, max_bytes),
+                     min(jobs, estimate) if estimate >= MIN_POOL_UNITS and _can_fork() else 1)
+    # (kind, path, why): why is None, ("unlisted", manifest files span) or ("orphan", None)
+    jobs_: list[tuple] = [("sub", d, None) for d in targets.submissions] + \
+        [("loose", f, None) for f in targets.loose_files]
     read: set[str] = set()
     queued: set[str] = set()
     orphans_reported: set[str] = set()
-    later = [(load_loose, f, ("orphan", None)) for f in targets.orphan_files]  # SUB004 candidates
-    i, tail = 0, False
-    while i < len(jobs) or not tail:
-        if i == len(jobs):
-            # after the submissions: files named inside one that its manifest does not list, then
-            # files in no submission; each linted on its own, once
-            jobs += [(load_loose, p, None) for p in targets.named_in_submissions
-                     if os.path.basename(p) != MANIFEST and os.path.realpath(p) not in read | queued]
-            jobs += later
-            tail = True
-            continue
-        load, path, why = jobs[i]
-        i += 1
-        if why is not None or load is load_loose:
-            real = os.path.realpath(path)
-            if real in read or (why is not None and real in queued):
+    later = [("loose", f, ("orphan", None)) for f in targets.orphan_files]  # SUB004 candidates
+
+    def skipped(kind: str, path: str, why) -> bool:
+        """Whether the unit is left out (read already, or queued already as an extra): read and
+        queued only grow, so a unit skipped now is skipped when its turn comes."""
+        if why is None and kind != "loose":
+            return False
+        real = os.path.realpath(path)
+        return real in read or (why is not None and real in queued)
+
+    try:
+        i, tail, ahead = 0, False, 0
+        while i < len(jobs_) or not tail:
+            if i == len(jobs_):
+                # after the submissions: files named inside one that its manifest does not list, then
+                # files in no submission; each linted on its own, once
+                jobs_ += [("loose", p, None) for p in targets.named_in_submissions
+                          if os.path.basename(p) != MANIFEST and os.path.realpath(p) not in read | queued]
+                jobs_ += later
+                tail = True
                 continue
-            queued.add(real)
-        result.units += 1
-        try:
-            sub = load(path)
-            findings, deployment = _lint_unit(sub, kb, require_reason)
-            serves = why is not None and _serves(sub, deployment)
-            if serves and why[0] == "unlisted":
-                if why[1] is not None:  # None: the manifest is unusable, its files are linted alone
-                    findings.append(_unlisted_finding(path, why[1]))
-            elif serves and os.path.dirname(path) not in orphans_reported:
-                orphans_reported.add(os.path.dirname(path))
-                findings.append(_orphan_finding(path))
-            elif why is not None and why[0] == "orphan" and not serves:
-                # a script outside every submission that starts no engine: no SUB004, but what it
-                # leaks (a host path, a token) is reported as pre-commit, given the file, reports it
-                findings = [f for f in findings if f.rule_id != "COV001"]
-                if not findings:
-                    result.units -= 1
+            # hand the pool the units after this one (their outcome does not depend on this one's)
+            ahead = max(ahead, i)
+            while ahead < len(jobs_) and ahead < i + runner.window:
+                if not skipped(*jobs_[ahead]):
+                    runner.submit(ahead, task(*jobs_[ahead]))
+                ahead += 1
+            kind, path, why = jobs_[i]
+            i += 1
+            if why is not None or kind == "loose":
+                real = os.path.realpath(path)
+                if real in read or (why is not None and real in queued):
+                    runner.drop(i - 1)
                     continue
-        except Exception as err:  # a bug in cfglint: report it on this unit, check the others
-            shown = display_path(os.path.join(path, MANIFEST) if os.path.isdir(path) else path)
-            findings = [Finding("IO001", f"cfglint internal error while checking {shown}: "
-                                f"{type(err).__name__}: {err}; please report this", Span(shown, 1, 1, 1, 1), level="error",
-                                internal=True)]
-            sub = None
-        if sub is not None:
-            fixable = {f.span.path for f in findings if f.fix is not None}
-            for tf in sub.texts:
-                result.sources[tf.display] = tf.lines
-                result.paths[tf.display] = tf.path
-                if tf.display in fixable:
-                    result.files[tf.display] = tf
-                read.add(os.path.realpath(tf.path))
-            for upath, files_at in sub.unlisted:
-                if os.path.realpath(upath) not in queued:
-                    roots.setdefault(upath, (sub.root, f"the submission directory {sub.display}"))
-                    jobs.append((load_loose, upath, ("unlisted", files_at)))
-        for f in findings:
-            key = (f.rule_id, f.span, f.message)
-            if key in seen:
-                continue
-            seen.add(key)
-            result.findings.append(f)
+                queued.add(real)
+            result.units += 1
+            out = runner.outcome(i - 1, task(kind, path, why))
+            findings = out.findings
+            try:
+                if out.error is not None:
+                    raise _UnitError(out.error)
+                serves = why is not None and out.serves
+                if serves and why[0] == "unlisted":
+                    if why[1] is not None:  # None: the manifest is unusable, its files are linted alone
+                        findings.append(_unlisted_finding(path, why[1]))
+                elif serves and os.path.dirname(path) not in orphans_reported:
+                    orphans_reported.add(os.path.dirname(path))
+                    findings.append(_orphan_finding(path))
+                elif why is not None and why[0] == "orphan" and not serves:
+                    # a script outside every submission that starts no engine: no SUB004, but what it
+                    # leaks (a host path, a token) is reported as pre-commit, given the file, reports it
+                    findings = [f for f in findings if f.rule_id != "COV001"]
+                    if not findings:
+                        result.units -= 1
+                        continue
+                loaded = True
+            except Exception as err:  # a bug in cfglint: report it on this unit, check the others
+                shown = display_path(os.path.join(path, MANIFEST) if os.path.isdir(path) else path)
+                text = str(err) if isinstance(err, _UnitError) else f"{type(err).__name__}: {err}"
+                findings = [Finding("IO001", f"cfglint internal error while checking {shown}: "
+                                    f"{text}; please report this", Span(shown, 1, 1, 1, 1), level="error",
+                                    internal=True)]
+                loaded = False
+            if loaded:
+                for display, tpath, real, lines, tf in out.texts:
+                    _keep_lines(result.sources, display, lines)
+                    result.paths[display] = tpath
+                    if tf is not None:
+                        result.files[display] = tf
+                    read.add(real)
+                for upath, files_at in out.unlisted:
+                    if os.path.realpath(upath) not in queued:
+                        roots.setdefault(upath, (out.root, f"the submission directory {out.display}"))
+                        jobs_.append(("loose", upath, ("unlisted", files_at)))
+            for f in findings:
+                key = (f.rule_id, f.span, f.message)
+                if key in seen:
+                    continue
+                seen.add(key)
+                result.findings.append(f)
+    finally:
+        runner.close()
     _nested(result, paths, config)
     _mask_secrets(result, kb)
     result.findings.sort(key=Finding.sort_key)
     return result
 
 
-__all__ = ["LintResult", "lint_paths", "lint_unit"]
+class _UnitError(Exception):
+    """A unit's outcome says it failed (the text of the error, as the worker saw it)."""
+
+
+class SourceLines:
+    """The lines of one file that findings point at, as a read-only stand-in for the list of all
+    its lines (``len`` is the file's line count; a line no finding points at reads as ``""``):
+    a run keeps these, not every line of every file, so its memory does not grow with the
+    corpus. Index assignment replaces a kept line (redact.py masks credentials in place)."""
+
+    __slots__ = ("count", "kept")
+
+    def __init__(self, count: int, kept: dict[int, str]):
+        self.count = count
+        self.kept = kept   # 0-based line index -> text
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _index(self, i: int) -> int:
+        if i < 0:
+            i += self.count
+        if not 0 <= i < self.count:
+            raise IndexError("line index out of range")
+        return i
+
+    def __getitem__(self, i: int) -> str:
+        return self.kept.get(self._index(i), "")
+
+    def __setitem__(self, i: int, text: str) -> None:
+        self.kept[self._index(i)] = text
+
+    def __iter__(self):
+        return (self.kept.get(i, "") for i in range(self.count))
+
+    def __repr__(self) -> str:
+        return f"SourceLines({self.count} lines, {len(self.kept)} kept)"
+
+
+def _keep_lines(sources: dict, display: str, lines) -> None:
+    """Record a file's lines as a unit read them (a full list, or the SourceLines findings need),
+    merged with what an earlier unit that read the same file kept."""
+    old = sources.get(display)
+    if isinstance(lines, list) or old is None:
+        sources[display] = lines
+    elif isinstance(old, SourceLines):
+        old.kept.update(lines.kept)
+        old.count = lines.count
+
+
+def _needed_lines(tf: TextFile, findings: list[Finding], whole: bool, first: bool):
+    """The lines of ``tf`` a report may show or hash: every line when ``whole`` (a file with
+    fixes: --fix and its notes read it), else the first line of each finding's span in it (all
+    of a credential's lines, which redact.py masks), of each related span, and line 1 with
+    ``first`` (SUB003 / SUB004 are placed there after the unit is linted)."""
+    lines = tf.lines
+    if whole:
+        return lines
+    want = {0} if first else set()
+    for f in findings:
+        if f.span.path == tf.display:
+            want.add(f.span.line - 1)
+            if f.secret:
+                want.update(range(f.span.line - 1, f.span.end_line))
+        want.update(s.line - 1 for s, _ in f.related if s.path == tf.display)
+    return SourceLines(len(lines), {i: lines[i] for i in want if 0 <= i < len(lines)})
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What the run keeps of one linted unit (picklable: it comes back from a worker process).
+    ``texts``: (display path, path, real path, lines kept, TextFile when it has fixes) per file
+    read; ``error``: the text of the IO001 when linting it failed."""
+
+    findings: list[Finding] = field(default_factory=list)
+    serves: bool = False
+    texts: list[tuple] = field(default_factory=list)
+    unlisted: list[tuple[str, Span | None]] = field(default_factory=list)
+    root: str = ""
+    display: str = ""
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class _Units:
+    """Lints one unit from its task (:func:`lint_paths`): the same code in-process and in workers."""
+
+    kb: object
+    require_reason: bool
+    max_bytes: int
+
+    def run(self, task: tuple) -> _Outcome:
+        kind, path, within, name, extra = task
+        try:
+            if kind == "sub":
+                sub = load_submission(path, kb=self.kb, max_bytes=self.max_bytes, tree=within)
+            else:
+                sub = load_loose_file(path, max_bytes=self.max_bytes, within=within, within_name=name)
+            findings, deployment = _lint_unit(sub, self.kb, self.require_reason)
+            serves = extra and _serves(sub, deployment)
+            fixable = {f.span.path for f in findings if f.fix is not None}
+            texts = []
+            for tf in sub.texts:
+                whole = tf.display in fixable
+                texts.append((tf.display, tf.path, os.path.realpath(tf.path),
+                              _needed_lines(tf, findings, whole, extra), tf if whole else None))
+            return _Outcome(findings, serves, texts, list(sub.unlisted), sub.root, sub.display)
+        except Exception as err:  # a bug in cfglint: the run reports it on this unit (lint_paths)
+            return _Outcome(error=f"{type(err).__name__}: {err}")
+
+
+def _can_fork() -> bool:
+    """Worker processes are forked (they inherit the loaded knowledge and rules): Linux only."""
+    import multiprocessing
+
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+_WORKER: _Units | None = None   # set in the parent before the pool forks; the workers inherit it
+
+
+def _pool_run(task: tuple) -> _Outcome:
+    return _WORKER.run(task)
+
+
+def _solo_main(conn, task: tuple) -> None:
+    conn.send(_WORKER.run(task))
+    conn.close()
+
+
+class _Runner:
+    """Runs units in-process (``workers`` 1) or in a pool of forked worker processes, handing
+    out outcomes in the order the run asks for them. A unit whose worker died (the pool broke)
+    is linted again alone in a process of its own, so the unit that kills a process is found
+    and becomes an IO001; the others get their outcome and the run goes on with a new pool."""
+
+    def __init__(self, units: _Units, workers: int):
+        self.units = units
+        self.workers = workers
+        self.window = WINDOW * workers if workers > 1 else 0
+        self.pool = None
+        self.pending: dict[int, tuple] = {}   # job index -> (task, future)
+        self.done: dict[int, tuple] = {}      # job index -> (task, outcome) of units redone alone
+
+    def _pool(self):
+        global _WORKER
+        if self.pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            _WORKER = self.units
+            self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
+        return self.pool
+
+    def submit(self, index: int, task: tuple) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
+        if self.workers > 1 and index not in self.pending and index not in self.done:
+            try:
+                future = self._pool().submit(_pool_run, task)
+            except BrokenProcessPool:   # a worker died since the last look: a new pool
+                self._recover([])
+                future = self._pool().submit(_pool_run, task)
+            self.pending[index] = (task, future)
+
+    def drop(self, index: int) -> None:
+        entry = self.pending.pop(index, None)
+        if entry is not None:
+            entry[1].cancel()
+        self.done.pop(index, None)
+
+    def outcome(self, index: int, task: tuple) -> _Outcome:
+        """The outcome of job ``index``, whose task is now ``task`` (a unit handed out early
+        with other inputs, e.g. a root an earlier unit set since, is linted again)."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        if index in self.done:
+            early, out = self.done.pop(index)
+            if early == task:
+                return out
+        entry = self.pending.pop(index, None)
+        if entry is None or entry[0] != task:
+            if entry is not None:
+                entry[1].cancel()
+            if self.workers == 1:
+                return self.units.run(task)
+            self.submit(index, task)
+            entry = self.pending.pop(index)
+        try:
+            return entry[1].result()
+        except BrokenProcessPool:
+            self._recover([(index, task)])
+            return self.done.pop(index)[1]
+        except Exception as err:   # the outcome did not come back (e.g. it could not be pickled)
+            return _Outcome(error=f"{type(err).__name__}: {err}")
+
+    def _recover(self, broken: list[tuple[int, tuple]]) -> None:
+        """The pool broke: lint each unit it had not finished alone, in a forked process of its
+        own; the next units go to a new pool."""
+        for index, (task, future) in sorted(self.pending.items()):
+            if future.done() and not future.cancelled() and future.exception() is None:
+                self.done[index] = (task, future.result())
+            else:
+                broken.append((index, task))
+        self.pending.clear()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.pool = None
+        for index, task in broken:
+            self.done[index] = (task, _solo(task))
+
+    def close(self) -> None:
+        global _WORKER
+        if self.pool is not None:
+            for _task, future in self.pending.values():
+                future.cancel()
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+        self.pending.clear()
+        _WORKER = None
+
+
+def _solo(task: tuple) -> _Outcome:
+    """Lint one unit in a forked process of its own; its death is the unit's IO001."""
+    import multiprocessing
+    import signal
+
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_solo_main, args=(send, task), daemon=True)
+    proc.start()
+    send.close()
+    try:
+        out = receive.recv()
+    except (EOFError, OSError):
+        out = None
+    finally:
+        receive.close()
+    proc.join()
+    if out is not None:
+        return out
+    code = proc.exitcode
+    if code is not None and code < 0:
+        try:
+            how = f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"killed by signal {-code}"
+    else:
+        how = f"exit status {code}"
+    return _Outcome(error=f"the worker process checking it died ({how})")
+
+
+__all__ = ["LintResult", "SourceLines", "cpus", "lint_paths", "lint_unit"]

@@ -1,0 +1,203 @@
+"""``--jobs N``: units linted in worker processes give the same report, byte for byte, as one
+process; a worker that dies is an IO001 on its unit; a run keeps only the source lines its
+findings point at."""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cfglint import lint, report
+from cfglint.checks import all_rules
+from cfglint.lint import MIN_POOL_UNITS, SourceLines, lint_paths
+
+from support import EXAMPLES, copy_submission, replace_once
+
+KIMI = "artificial-analysis/kimi-k3/b300-sglang-tp8"
+GLM_EAGLE = "nvidia/glm-5.2/gb300-sglang-2x4-tp8-eagle6-maxreq16"
+CRASHES = "recipes/vllm-deepseek-v3.2-h20-tp8-parsers"
+FORMATS = ("text", "json", "github", "sarif")
+
+pytestmark = pytest.mark.skipif(not lint._can_fork(), reason="worker processes are forked (Linux)")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """Published submissions plus every kind of unit the run orders by its own state: an
+    unlisted engine config and an unlisted launch file (SUB003), a directory of files in no
+    submission (SUB004, and a non-serving script that still leaks a host path), a loose file
+    given on its own, a link to an orphan given as a loose file (the same file twice), a
+    credential (masked in messages and in the lines kept)."""
+    root = tmp_path_factory.mktemp("jobs")
+    subs = root / "subs"
+    for d in sorted((EXAMPLES / "recipes").iterdir()):
+        copy_submission(f"recipes/{d.name}", subs)
+    copy_submission(KIMI, subs)
+    glm = copy_submission(GLM_EAGLE, subs)
+    replace_once(glm / "submission.yaml", "  configs: [ifb_config.yaml]\n", "")
+    kimi2 = subs / "kimi2"
+    shutil.copytree(EXAMPLES / KIMI, kimi2)
+    run = (kimi2 / "run.sh").read_text()
+    (kimi2 / "run_v2.sh").write_text(run.replace("--shm-size 32g", "--shm-size 32g -v /home/alice/hf:/root/.cache"))
+    (kimi2 / "run.sh").write_text("export HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n" + run)
+    orphans = subs / "orphans"
+    orphans.mkdir()
+    (orphans / "run.sh").write_text(run)
+    (orphans / "tools.sh").write_text("#!/bin/bash\ncp /home/alice/weights/config.json .\n")
+    extra = root / "extra"
+    extra.mkdir()
+    (extra / "loose.sh").write_text(run.replace("--shm-size 32g", "--shm-size 32g -v /home/bob/w:/w"))
+    os.symlink(orphans / "tools.sh", extra / "alias.sh")
+    return root
+
+
+def _paths(corpus: Path) -> list[str]:
+    named = next((corpus / "subs" / "recipes").iterdir())
+    return [str(corpus / "subs"), str(corpus / "extra" / "loose.sh"), str(corpus / "extra" / "alias.sh"),
+            str(named), str(next(p for p in sorted(named.iterdir()) if p.name != "submission.yaml"))]
+
+
+def _reports(result) -> dict[str, str]:
+    """The four formats, as ``cfglint check`` writes them."""
+    summary = report.summarize(result.findings, result.units)
+    return {"text": report.text(result.findings, result.sources, summary),
+            "json": report.as_json(result.findings, 1),
+            "github": report.github(result.findings),
+            "sarif": report.sarif(result.findings, all_rules(), result.sources, 1)}
+
+
+@pytest.fixture
+def crashing(monkeypatch, tmp_path):
+    """One unit raises inside the lint (an IO001 internal error); every unit's process id is
+    written to ``tmp_path`` (which processes linted them)."""
+    real = lint._lint_unit
+
+    def lint_unit(sub, kb, require_reason):
+        (tmp_path / f"pid-{os.getpid()}").touch()
+        if sub.display.endswith(CRASHES):
+            raise RuntimeError("boom in a rule")
+        return real(sub, kb, require_reason)
+
+    monkeypatch.setattr(lint, "_lint_unit", lint_unit)
+    return lambda: {int(p.name[4:]) for p in tmp_path.glob("pid-*")}
+
+
+def test_workers_give_the_same_report_as_one_process_in_every_format(corpus, crashing, monkeypatch):
+    monkeypatch.chdir(corpus)
+    paths = _paths(corpus)
+    one = lint_paths(paths, jobs=1)
+    assert crashing() == {os.getpid()}
+    many = lint_paths(paths, jobs=3)
+    workers = crashing() - {os.getpid()}
+    assert len(workers) >= 2, "the units were not linted in worker processes"
+    assert one.units == many.units >= MIN_POOL_UNITS
+    assert _reports(one) == _reports(many)
+    ids = {f.rule_id for f in one.findings}
+    assert {"SUB003", "SUB004", "RED001", "RED002", "IO001"} <= ids, ids
+    crash = [f for f in one.findings if f.rule_id == "IO001" and f.internal]
+    assert len(crash) == 1 and "RuntimeError: boom in a rule" in crash[0].message
+    assert crash[0].span.path.endswith(CRASHES + "/submission.yaml")
+    # one SUB004 for the directory; the orphan linted first through its link is not linted again
+    assert sum(f.rule_id == "SUB004" for f in one.findings) == 1
+    assert sum(f.rule_id == "RED001" and "/home/alice/weights" in f.message for f in one.findings) == 1
+    assert any(f.span.path.endswith("loose.sh") for f in one.findings)
+
+
+def test_cli_jobs_output_is_byte_identical(corpus, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "CFGLINT_JOBS"}
+    outs = {}
+    for jobs in ("1", "3"):
+        for fmt in FORMATS:
+            proc = subprocess.run([sys.executable, "-m", "cfglint", "check", "--no-config", "-f", fmt, "--jobs", jobs,
+                                   *[os.path.relpath(p, corpus) for p in _paths(corpus)]],
+                                  cwd=corpus, capture_output=True, text=True, env=env, timeout=600)
+            assert proc.returncode == 1, proc.stderr
+            outs[jobs, fmt] = proc.stdout
+    for fmt in FORMATS:
+        assert outs["1", fmt] == outs["3", fmt], fmt
+    assert "SUB003" in outs["1", "text"] and "SUB004" in outs["1", "text"]
+
+
+def test_a_dead_worker_is_an_io001_on_its_unit_and_the_run_goes_on(corpus, monkeypatch):
+    monkeypatch.chdir(corpus)
+    parent = os.getpid()
+    real = lint._lint_unit
+
+    def lint_unit(sub, kb, require_reason):
+        if sub.display.endswith(CRASHES):
+            if os.getpid() != parent:
+                faulthandler.disable()   # pytest's: no stack dump from the worker
+                os.kill(os.getpid(), signal.SIGSEGV)   # a native crash, in a worker
+            raise RuntimeError("stand-in")
+        return real(sub, kb, require_reason)
+
+    monkeypatch.setattr(lint, "_lint_unit", lint_unit)
+    paths = _paths(corpus)
+    one = lint_paths(paths, jobs=1)
+    many = lint_paths(paths, jobs=2)
+    dead = [f for f in many.findings if f.rule_id == "IO001" and f.internal]
+    assert len(dead) == 1 and dead[0].span.path.endswith(CRASHES + "/submission.yaml")
+    assert "the worker process checking it died (killed by signal SIGSEGV)" in dead[0].message
+    assert dead[0].level == "error"
+
+    def others(result):
+        return [(f.rule_id, f.span, f.message) for f in result.findings if not f.internal]
+
+    assert others(one) == others(many) and one.units == many.units
+
+
+def test_sources_keep_only_the_lines_findings_point_at(corpus, monkeypatch):
+    monkeypatch.chdir(corpus)
+    paths = _paths(corpus)
+    sparse = lint_paths(paths, jobs=1)
+    monkeypatch.setattr(lint, "_needed_lines", lambda tf, findings, whole, first: tf.lines)
+    full = lint_paths(paths, jobs=1)
+    assert _reports(sparse) == _reports(full)   # every line a report shows or hashes is kept
+    assert sparse.sources.keys() == full.sources.keys()
+    kept = sum(len(v.kept) for v in sparse.sources.values() if isinstance(v, SourceLines))
+    assert kept < sum(map(len, full.sources.values())) / 5
+    for path, lines in sparse.sources.items():
+        assert len(lines) == len(full.sources[path])
+    secret = next(f for f in sparse.findings if f.rule_id == "RED002")
+    line = sparse.sources[secret.span.path][secret.span.line - 1]
+    assert "hf_AbCd" not in line and line == full.sources[secret.span.path][secret.span.line - 1]
+    pointed = {f.span.path for f in sparse.findings} | {s.path for f in sparse.findings for s, _ in f.related}
+    untouched = [v for k, v in sparse.sources.items() if k not in pointed]
+    assert untouched and all(isinstance(v, SourceLines) and not v.kept for v in untouched)
+
+
+def test_fixable_files_keep_every_line_for_fix(tmp_path):
+    d = copy_submission(KIMI, tmp_path)
+    replace_once(d / "run.sh", "--shm-size 32g", "--shm-size 32g -v /home/alice/hf:/root/.cache")
+    result = lint_paths([str(d)])
+    fixed = next(f for f in result.findings if f.fix is not None)
+    assert isinstance(result.sources[fixed.span.path], list)
+    assert result.sources[fixed.span.path] == result.files[fixed.span.path].lines
+
+
+@pytest.mark.parametrize("value", ["0", "-2"])
+def test_jobs_below_one_is_a_usage_error(value, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "cfglint", "check", "--jobs", value, str(EXAMPLES / KIMI)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "--jobs must be at least 1" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_jobs_config_key(tmp_path):
+    d = copy_submission(KIMI, tmp_path)
+    cfg = tmp_path / "cfg.yaml"
+    outs = []
+    for text in ("jobs: 2\n", "jobs: 0\n", "jobs: many\n"):
+        cfg.write_text(text)
+        outs.append(subprocess.run([sys.executable, "-m", "cfglint", "check", "--config", str(cfg), str(d)],
+                                   capture_output=True, text=True, timeout=120))
+    assert outs[0].returncode in (0, 1) and "Traceback" not in outs[0].stderr
+    for proc in outs[1:]:
+        assert proc.returncode == 2 and "1:1: 'jobs' must be a positive number of worker processes" in proc.stderr
