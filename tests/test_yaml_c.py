@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import math
-import os
 from pathlib import Path
 
 import pytest
@@ -26,12 +25,12 @@ from cfglint import yamlsrc
 from cfglint.lint import lint_paths
 from cfglint.textfile import LineIndex, read_text
 from cfglint.yamlsrc import YamlError, YMap, YScalar, YSeq, parse_yaml
-from support import EXAMPLES, copy_submission
+from support import copy_submission, examples
 
 ROOT = Path(__file__).resolve().parents[1]
 YAML_FILES = sorted(p for p in (ROOT / "examples").rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
 TEXTS = [read_text(str(p), str(p)).text for p in YAML_FILES]
-N = 200 if os.environ.get("CI") else 25
+N = examples(25, 100)
 PROPERTY = settings(max_examples=N, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 needs_libyaml = pytest.mark.skipif(yamlsrc._CLoader is None, reason="PyYAML without libyaml")
 

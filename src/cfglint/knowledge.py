@@ -93,7 +93,7 @@ def _user_file(path: str) -> dict:
     shown = printable(path)
     try:
         raw = read_bytes(path)
-        text = raw.decode("utf-8")
+        raw.decode("utf-8")  # only to refuse invalid UTF-8 (below), cached or not
         # a file read and checked before, against the same bundled knowledge, by the same cfglint
         key = kbcache.key("user", _bundled(str(data_dir("rules"))).key, hashlib.sha256(raw).hexdigest())
         cached = (kbcache.read(key) or {}).get("data")
