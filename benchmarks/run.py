@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cfglint against check-jsonschema on corpora built from the bundled examples (issue 11).
+"""cfglint against check-jsonschema on corpora built from the bundled examples:
 
 One command, from the repository root, in the environment cfglint is installed in:
 
