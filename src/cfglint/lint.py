@@ -177,7 +177,11 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
     estimate = sum(map(len, (targets.submissions, targets.loose_files, targets.named_in_submissions,
                              targets.orphan_files)))
     runner = _Runner(_Units(kb, require_reason, max_bytes),
-                     min(jobs, estimate) if estimate >= MIN_POOL_UNITS and _can_fork() else 1)
+                     min(jobs, estimate) if jobs > 1 and estimate >= MIN_POOL_UNITS and _can_fork() else 1)
+    if runner.workers == 1 and estimate:
+        from .shell import prestart_parser
+
+        prestart_parser()   # a pool's workers start their own
     # (kind, path, why): why is None, ("unlisted", manifest files span) or ("orphan", None)
     jobs_: list[tuple] = [("sub", d, None) for d in targets.submissions] + \
         [("loose", f, None) for f in targets.loose_files]
@@ -427,9 +431,9 @@ class _Runner:
         return self.pool
 
     def submit(self, index: int, task: tuple) -> None:
-        from concurrent.futures.process import BrokenProcessPool
-
         if self.workers > 1 and index not in self.pending and index not in self.done:
+            from concurrent.futures.process import BrokenProcessPool  # only with a pool: ~30 ms to import
+
             try:
                 future = self._pool().submit(_pool_run, task)
             except BrokenProcessPool:   # a worker died since the last look: a new pool
@@ -446,6 +450,8 @@ class _Runner:
     def outcome(self, index: int, task: tuple) -> _Outcome:
         """The outcome of job ``index``, whose task is now ``task`` (a unit handed out early
         with other inputs, e.g. a root an earlier unit set since, is linted again)."""
+        if self.workers == 1:   # no pool: nothing was handed out early
+            return self.units.run(task)
         from concurrent.futures.process import BrokenProcessPool
 
         if index in self.done:

@@ -254,11 +254,26 @@ def parse_shell(text: str, path: str) -> ShellScript:
     first parse and restarted after a crash (shellworker.py). Raises ParserCrash when the
     worker dies on this input. Without fork, or with ``CFGLINT_NO_FORK`` set, it parses here.
     """
-    if not hasattr(os, "fork") or os.environ.get("CFGLINT_NO_FORK"):
+    if not _forks():
         return _parse_bounded(text, path)
     from .shellworker import parse
 
     return parse(text, path)
+
+
+def _forks() -> bool:
+    return hasattr(os, "fork") and not os.environ.get("CFGLINT_NO_FORK")
+
+
+def prestart_parser() -> None:
+    """Start this process's parse worker now, if :func:`parse_shell` will use one: its import of
+    tree-sitter then runs beside whatever the caller does before the first parse (on the
+    one-submission path, reading the manifest and the knowledge). Never raises: a worker that
+    cannot start is started (and reported) by the first parse."""
+    if _forks():
+        from .shellworker import prestart
+
+        prestart()
 
 
 # Python frames the walker may nest in the parser child: a command list such as 'a && b && ...'

@@ -97,6 +97,15 @@ def parse(text: str, path: str):
     return result
 
 
+def prestart() -> None:
+    """Start this process's worker if it has none (shell.prestart_parser); never raises."""
+    with _lock:
+        try:
+            _live_worker()
+        except Exception:  # ParserCrash (fork failed): the first parse says so on its file
+            pass
+
+
 def worker_pid() -> int | None:
     """The process id of this process's live worker, or None (for tests and diagnostics)."""
     w = _worker
