@@ -201,3 +201,68 @@ def test_jobs_config_key(tmp_path):
     assert outs[0].returncode in (0, 1) and "Traceback" not in outs[0].stderr
     for proc in outs[1:]:
         assert proc.returncode == 2 and "1:1: 'jobs' must be a positive number of worker processes" in proc.stderr
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (Linux /proc), transitively."""
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                kids = {int(k) for k in (task / "children").read_text().split()}
+            except OSError:
+                continue
+            todo += sorted(kids - out)
+            out |= kids
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"   # a zombie has ended (in a container nobody may reap it)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc")
+def test_killing_a_jobs_run_leaves_no_worker_running(tmp_path):
+    """SIGKILL (or SIGTERM) to a --jobs run must not leave its pool workers and their shell
+    parse workers waiting forever (they held the caller's stdout open, so a caller reading the
+    output hung): each worker dies with the run."""
+    import time
+
+    for i in range(40):
+        copy_submission(GLM_EAGLE, tmp_path / "subs" / f"s{i:02d}")
+    proc = subprocess.Popen([sys.executable, "-m", "cfglint", "check", "--no-config", "--jobs", "2",
+                             str(tmp_path / "subs")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(seen) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        seen |= _descendants(proc.pid)
+        time.sleep(0.02)
+    assert len(seen) >= 2, "the run started no worker processes"
+    seen |= _descendants(proc.pid)
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in seen) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = sorted(p for p in seen if _alive(p))
+    for p in left:   # do not leave them to the next test
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"worker processes still running after the run was killed: {left}"
+
+
+def test_no_pool_inside_a_daemonic_process_or_with_cfglint_no_fork(monkeypatch):
+    """lint_paths(jobs=2) inside a multiprocessing pool's worker (which may not have children)
+    and with CFGLINT_NO_FORK set runs everything in the calling process."""
+    import multiprocessing
+
+    assert lint._can_fork()
+    monkeypatch.setenv("CFGLINT_NO_FORK", "1")
+    assert not lint._can_fork()
+    monkeypatch.delenv("CFGLINT_NO_FORK")
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(lint._can_fork) is False

@@ -388,10 +388,33 @@ class _Units:
 
 
 def _can_fork() -> bool:
-    """Worker processes are forked (they inherit the loaded knowledge and rules): Linux only."""
+    """Worker processes are forked (they inherit the loaded knowledge and rules): Linux only,
+    not with ``CFGLINT_NO_FORK`` set, and not inside a daemonic process (a multiprocessing pool's
+    worker may not have children): there everything runs in this process."""
     import multiprocessing
 
-    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+    return (sys.platform.startswith("linux") and not os.environ.get("CFGLINT_NO_FORK")
+            and "fork" in multiprocessing.get_all_start_methods()
+            and not multiprocessing.current_process().daemon)
+
+
+PR_SET_PDEATHSIG = 1   # Linux prctl(2): the signal a process gets when the thread that forked it ends
+
+
+def _die_with_parent(parent: int) -> None:
+    """In a worker process, first thing: be killed when ``parent`` (the cfglint run) dies, even
+    by SIGKILL, instead of waiting forever on the pool's queue (its shell parse worker then ends
+    on EOF). Pool and single-unit processes are forked by the run's main thread."""
+    import signal
+
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):   # no prctl: the worker still ends when the pool is shut down
+        pass
+    if os.getppid() != parent:   # the run died before prctl took effect
+        os._exit(1)
 
 
 _WORKER: _Units | None = None   # set in the parent before the pool forks; the workers inherit it
@@ -401,7 +424,8 @@ def _pool_run(task: tuple) -> _Outcome:
     return _WORKER.run(task)
 
 
-def _solo_main(conn, task: tuple) -> None:
+def _solo_main(conn, task: tuple, parent: int) -> None:
+    _die_with_parent(parent)
     conn.send(_WORKER.run(task))
     conn.close()
 
@@ -427,7 +451,8 @@ class _Runner:
             from concurrent.futures import ProcessPoolExecutor
 
             _WORKER = self.units
-            self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
+            self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
+                                            initializer=_die_with_parent, initargs=(os.getpid(),))
         return self.pool
 
     def submit(self, index: int, task: tuple) -> None:
@@ -506,7 +531,7 @@ def _solo(task: tuple) -> _Outcome:
 
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_solo_main, args=(send, task), daemon=True)
+    proc = ctx.Process(target=_solo_main, args=(send, task, os.getpid()), daemon=True)
     proc.start()
     send.close()
     try:
