@@ -3,11 +3,11 @@
 
 One command, from the repository root, in the environment cfglint is installed in:
 
-    pip install -e '.[bench]'          # cfglint and check-jsonschema
-    python benchmarks/run.py           # sizes 550 2750 11000, 3 repetitions: several minutes
-    python benchmarks/run.py --sizes 550 --reps 1    # a quicker look
-    python benchmarks/run.py --fast    # smoke check: one tiny corpus, one repetition
-    python benchmarks/run.py --help    # --sizes, --reps, --work DIR (keep the corpora), --json FILE
+    .venv/bin/pip install -e '.[bench]'          # cfglint and check-jsonschema
+    .venv/bin/python benchmarks/run.py           # sizes 550 2750 11000, 3 repetitions: several minutes
+    .venv/bin/python benchmarks/run.py --sizes 550 --reps 1    # a quicker look
+    .venv/bin/python benchmarks/run.py --fast    # smoke check: one tiny corpus, one repetition
+    .venv/bin/python benchmarks/run.py --help    # --sizes, --reps, --work DIR (keep the corpora), --json FILE
 
 For each size N it copies examples/submissions into a corpus of N submissions (whole copies of
 the 55 examples, then the first ones of one more copy), then runs, in the same run and
@@ -216,8 +216,14 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     try:
         one = example_submissions()[0]
-        subprocess.run([*cfglint, "check", "--no-config", str(EXAMPLES / one)], env=env, cwd=work,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)   # warm-up
+        # warm-up (the knowledge cache), and a check that the command is cfglint: exit 1 counts as
+        # "findings" below, and a Python without cfglint installed exits 1 as well
+        warm = subprocess.run([*cfglint, "check", "--no-config", "--format", "json", str(EXAMPLES / one)], env=env,
+                              cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if warm.returncode not in (0, 1) or not warm.stdout.lstrip().startswith("{"):
+            ap.error(f"{' '.join(cfglint)} does not run cfglint (exit {warm.returncode}: "
+                     f"{warm.stderr.strip()[-200:]}); run this script with the Python cfglint is installed in "
+                     "(.venv/bin/python benchmarks/run.py) or give --cfglint")
         for n in sizes:
             corpus = work / f"corpus-{n}"
             if corpus.exists():

@@ -13,7 +13,12 @@ EXAMPLES = ROOT / "examples" / "submissions"
 
 # Deep runs (CI, or CFGLINT_DEEP=1 on a developer's machine) give the property tests and the fuzz
 # test many more examples; a developer's default run keeps them small enough to run often.
-DEEP = bool(os.environ.get("CI") or os.environ.get("CFGLINT_DEEP"))
+def _on(name: str) -> bool:
+    """An environment switch: set and not empty, 0, false or no."""
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+DEEP = _on("CI") or _on("CFGLINT_DEEP")
 
 
 def examples(quick: int, deep: int) -> int:

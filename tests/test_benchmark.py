@@ -58,3 +58,16 @@ def test_corpus_copies_the_examples_past_one_copy_and_argument_lists_are_split(t
     parts = bench.chunks(args, ["check-jsonschema", "--schemafile", "s.json"], {})
     assert [a for p in parts for a in p] == args and all(parts)
     assert len(parts) > 1
+
+
+def test_a_command_that_is_not_cfglint_is_refused_not_measured(tmp_path):
+    """A Python without cfglint (``python -m cfglint`` exits 1) used to be timed as a run with
+    findings and printed as a plausible table."""
+    fake = tmp_path / "not-cfglint"
+    fake.write_text("#!/bin/sh\necho 'No module named cfglint' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--fast", "--no-check-jsonschema", "--cfglint", str(fake),
+                           "--work", str(tmp_path / "w")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "does not run cfglint" in proc.stderr and "No module named cfglint" in proc.stderr
+    assert "|" not in proc.stdout

@@ -266,3 +266,12 @@ def test_no_pool_inside_a_daemonic_process_or_with_cfglint_no_fork(monkeypatch):
     monkeypatch.delenv("CFGLINT_NO_FORK")
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply(lint._can_fork) is False
+
+
+@pytest.mark.parametrize("text,expected", [("max 100000\n", None), ("150000 100000\n", 2), ("200000 100000", 2),
+                                           ("50000 100000", 1), ("garbage", None)])
+def test_cgroup_cpu_quota_caps_the_default_jobs(tmp_path, text, expected):
+    f = tmp_path / "cpu.max"
+    f.write_text(text)
+    assert lint._cgroup_cpu_quota(str(f)) == expected
+    assert lint._cgroup_cpu_quota(str(tmp_path / "missing")) is None

@@ -45,8 +45,9 @@ def main() -> None:
               help="A YAML file of your own accelerators, models, parser names or host path prefixes "
                    "(same shape as rules/*.yaml); repeatable.")
 @click.option("--no-cache", is_flag=True,
-              help="Parse the knowledge files instead of reading them from the knowledge cache "
-                   "(~/.cache/cfglint, or $CFGLINT_CACHE_DIR; CFGLINT_NO_CACHE=1 does the same).")
+              help="Use no cache: parse the knowledge files and validate every document against its schema "
+                   "($CFGLINT_CACHE_DIR, else $XDG_CACHE_HOME/cfglint, else ~/.cache/cfglint; "
+                   "CFGLINT_NO_CACHE=1 does the same).")
 @click.option("--select", default=None, help="Comma-separated rule ids or families to report (overrides the config).")
 @click.option("--ignore", default=None, help="Comma-separated rule ids or families not to report (added to the config's).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
@@ -62,8 +63,8 @@ def main() -> None:
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None,
               help="Record the current findings in this file (for --baseline) and exit 0.")
 @click.option("--jobs", "-j", "jobs", type=int, default=None,
-              help="Worker processes linting submissions in parallel (default: the number of CPUs this process "
-                   "may use, or the config's jobs; 1: in this process). The output is the same for every value.")
+              help="Worker processes linting submissions in parallel (default: the configuration's jobs, else the "
+                   "number of CPUs this process may use; 1: in this process). The output is the same for every value.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
           knowledge_files: tuple[str, ...], no_cache: bool, select: str | None, ignore: str | None,
           config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,

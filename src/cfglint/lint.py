@@ -128,13 +128,28 @@ def _clip(text: str) -> str:
 
 
 def cpus() -> int:
-    """The number of CPUs this process may run on (its affinity mask where the platform has one):
-    the default of ``--jobs``."""
+    """The number of CPUs this process may run on: its affinity mask where the platform has one,
+    and no more than a cgroup v2 CPU quota allows (``cpu.max``, as containers limit CPUs; see
+    https://docs.kernel.org/admin-guide/cgroup-v2.html#cpu-interface-files): the default of ``--jobs``."""
     if hasattr(os, "process_cpu_count"):   # Python 3.13+
-        return os.process_cpu_count() or 1
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1
+        n = os.process_cpu_count() or 1
+    elif hasattr(os, "sched_getaffinity"):
+        n = len(os.sched_getaffinity(0)) or 1
+    else:
+        n = os.cpu_count() or 1
+    quota = _cgroup_cpu_quota()
+    return max(1, min(n, quota)) if quota else n
+
+
+def _cgroup_cpu_quota(path: str = "/sys/fs/cgroup/cpu.max") -> int | None:
+    """CPUs a cgroup v2 quota allows this process (``"max 100000"``: none; ``"150000 100000"``:
+    2, rounded up), or None when there is no quota or no such file."""
+    try:
+        with open(path, encoding="ascii") as fh:
+            quota, period = fh.read().split()[:2]
+        return -(-int(quota) // int(period)) if quota != "max" and int(period) > 0 else None
+    except (OSError, ValueError):
+        return None
 
 
 MIN_POOL_UNITS = 8   # fewer units are linted in-process whatever --jobs says: a pool costs more than it saves
