@@ -332,8 +332,11 @@ class SourceLines:
 
 def _keep_lines(sources: dict, display: str, lines) -> None:
     """Record a file's lines as a unit read them (a full list, or the SourceLines findings need),
-    merged with what an earlier unit that read the same file kept."""
+    merged with what an earlier unit that read the same file kept. A file no finding points
+    into is not recorded (a report reads ``sources`` only at findings)."""
     old = sources.get(display)
+    if old is None and isinstance(lines, SourceLines) and not lines.kept:
+        return
     if isinstance(lines, list) or old is None:
         sources[display] = lines
     elif isinstance(old, SourceLines):
