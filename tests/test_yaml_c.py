@@ -25,7 +25,7 @@ from cfglint import yamlsrc
 from cfglint.lint import lint_paths
 from cfglint.textfile import LineIndex, read_text
 from cfglint.yamlsrc import YamlError, YMap, YScalar, YSeq, parse_yaml
-from support import copy_submission, examples
+from support import copy_submission, examples, lint, only, position, replace_once
 
 ROOT = Path(__file__).resolve().parents[1]
 YAML_FILES = sorted(p for p in (ROOT / "examples").rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
@@ -44,6 +44,8 @@ PIECES = BREAKS + [
     "@", "`", "%", "0x1F", "0o17", "017", "1_000", "1:30", "-.inf", ".nan", ".NaN", "1e3", "1.10", "~", "null",
     "yes", "No", "on", "OFF", "y", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-13-45", "key", "k",
     "value", "a b", "a: b", "x: 1", "y: [1, 2]", "z: {p: q}",
+    # pieces of texts where libyaml and the pure-Python loader differ (screened by _C_UNSAFE)
+    "a?b", "? b", "v1?a=1", "!'", "|#", ">2#", "|-#", ": ,", ": }", ": ]", ":\n,", "{a: , b: 1}", "[a: ]",
 ]
 piece = st.sampled_from(PIECES)
 
@@ -174,6 +176,88 @@ def test_tabs_and_byte_order_marks_go_to_the_pure_python_loader_deep_nesting_too
     deep = "".join(" " * i + "k:\n" for i in range(yamlsrc.C_MAX_DEPTH + 5))
     assert yamlsrc._parse_c(deep, "f.yaml") == (False, None)
     assert yamlsrc._parse_c("a: x\u2028b: 1\n", "f.yaml")[0]
+
+
+# Texts libyaml reads otherwise than the pure-Python loader (found by a breaker), one class a group;
+# yamlsrc._C_UNSAFE sends each to the pure-Python loader.
+BREAKERS = {
+    # libyaml takes a '?' inside a plain scalar in a flow collection; the pure-Python parser refuses it
+    "question_mark": ["u: {x: http://h:8000/v1?a=1}\n", "[a?b]\n", "[a? b]\n", "a: [x ?y]\n", "a: {x?: 1}\n",
+                      "note_list: [is this tp8? yes]\n", "{? : 1}\n", "[? ]\n"],
+    # libyaml takes a block scalar header followed directly by '#'
+    "block_header_comment": ["a: |#\n  x\n", "a: >#\n  x\n", "a: |-#\n  x\n", "a: >2#\n  x\n"],
+    # libyaml takes tag characters the pure-Python scanner refuses
+    "tag": ["a: !'!str x\n"],
+    # an empty value in a flow collection: libyaml places it at the next token, PyYAML after the ':'
+    "empty_flow_value": ["{a: , b: 1}\n", "system: {accelerator: , x: 1}\n", "[a: ]\n", "[a: , b]\n", "{a: }\n",
+                         "{a : , b: 1}\n", "{a: # c\n , b: 1}\n", "{a:\n, b: 1}\n", "{a: \n}\n", "[a:\n]\n",
+                         "[{a: }]\n", "{a: [b], c: }\n", '{"a": }\n', "[a: b, c: ]\n"],
+}
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", [t for texts in BREAKERS.values() for t in texts])
+def test_breaker_texts_go_to_the_pure_python_loader_with_its_tree_or_error(text):
+    assert yamlsrc._parse_c(text, "f.yaml") == (False, None)
+    assert_same(text)
+    # libyaml alone composes each, into another tree or where the pure-Python loader fails: the
+    # screen is what keeps the two paths alike
+    c_tree = yamlsrc._finish(list(yaml.compose_all(text, Loader=yamlsrc._CLoader)), text, "f.yaml")
+    assert outcome(text, False) != ("tree", shape(c_tree))
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", ["{a, b: 1}\n", "{a}\n", "[a: 1]\n", "[: 1]\n", "{: 1}\n", "- [ , ]\n", "{a:}\n",
+                                  "{a: &x , b: 1}\n", "[a: &x ]\n", "a:\nb: 1\n", "a: [b, c]#x\n", "a: 'x'#\n"])
+def test_near_breakers_libyaml_reads_alike_give_the_same_tree_or_error(text):
+    assert_same(text)
+
+
+def _safe_load_error(path: Path) -> tuple[int, int, str]:
+    """(line, column, problem) of the error yaml.safe_load (what the engines call) raises for ``path``."""
+    with pytest.raises(yaml.MarkedYAMLError) as err:
+        yaml.safe_load(path.read_text(encoding="utf-8"))
+    mark = err.value.problem_mark
+    return mark.line + 1, mark.column + 1, err.value.problem
+
+
+def test_question_mark_in_a_flow_list_of_a_manifest_is_io001_where_safe_load_fails(tmp_path):
+    d = copy_submission("artificial-analysis/kimi-k3/b300-sglang-tp8", tmp_path)
+    manifest = d / "submission.yaml"
+    assert only(lint(d), "IO001") == []
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "note_list: [is this tp8? yes]\n", encoding="utf-8")
+    line, col, problem = _safe_load_error(manifest)
+    assert problem == "expected ',' or ']', but got '?'"
+    [(_, name, got_line, got_col, msg)] = only(lint(d), "IO001")
+    assert (name, got_line, got_col) == ("submission.yaml", line, col) and problem in msg
+    assert (line, col) == position(manifest.read_text(encoding="utf-8"), "? yes")
+    assert only(lint(d), "SUB001") == []  # not read as an unknown field 'note_list'
+
+
+def test_odd_tag_and_block_header_comment_in_engine_configs_are_io001_where_safe_load_fails(tmp_path):
+    d = copy_submission("nvidia/deepseek-v4-pro/gb300-dynamo-trtllm-6p1d", tmp_path)
+    assert only(lint(d), "IO001") == []
+    replace_once(d / "ctx_config.yaml", "max_batch_size: 128", "max_batch_size: !'!int 128")
+    replace_once(d / "gen_config.yaml", "moe_config:\n", "moe_config: |#\n")
+    ctx, gen = _safe_load_error(d / "ctx_config.yaml"), _safe_load_error(d / "gen_config.yaml")
+    assert "expected '!'" in ctx[2] and "expected chomping or indentation indicators" in gen[2]
+    found = sorted(only(lint(d), "IO001"))
+    assert [(f[1], f[2], f[3]) for f in found] == [("ctx_config.yaml", ctx[0], ctx[1]), ("gen_config.yaml", gen[0], gen[1])]
+    assert ctx[2] in found[0][4] and gen[2] in found[1][4]
+
+
+def test_empty_value_in_a_flow_mapping_of_a_manifest_is_placed_as_the_pure_python_loader_places_it(tmp_path):
+    d = copy_submission("nvidia/deepseek-v4-pro/gb300-dynamo-trtllm-6p1d", tmp_path)
+    manifest = d / "submission.yaml"
+    replace_once(manifest, "system:\n  accelerator: GB300\n  accelerators_total: 72\n  accelerators_per_node: 4\n",
+                 "system: {accelerator: GB300, accelerators_total: 72, accelerators_per_node: 4}\n")
+    assert only(lint(d), "SUB001") == []  # the control: the same manifest in flow style
+    replace_once(manifest, "{accelerator: GB300,", "{accelerator: ,")
+    # PyYAML (yaml.safe_load's parser) puts the empty value at the end of the ':' token
+    expected = position(manifest.read_text(encoding="utf-8"), "accelerator:", after=True)
+    found = only(lint(d), "SUB001")
+    assert [(f[1], f[2], f[3]) for f in found] == [("submission.yaml", *expected)] == [("submission.yaml", 5, 22)]
+    assert "system/accelerator: None is not of type 'string'" in found[0][4]
 
 
 @needs_libyaml

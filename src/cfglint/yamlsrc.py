@@ -333,8 +333,18 @@ _CLoader = getattr(yaml, "CSafeLoader", None) if getattr(yaml, "__with_libyaml__
 # ``a: 1\t``) where the pure-Python scanner refuses it ("found character '\t' that cannot
 # start any token"); a byte-order mark, which libyaml skips at the start of any line and does
 # not count in its marks at the start of the text (the pure-Python scanner only skips it at
-# offset 0 and counts it). Texts holding one are parsed by the pure-Python loader.
-_C_UNSAFE = re.compile("[\t\ufeff]")
+# offset 0 and counts it); a '?' (libyaml takes one inside a plain scalar in a flow collection,
+# ``{u: http://h/v1?a=1}``, ``[a? b]``, where the pure-Python parser says "expected ',' or '}',
+# but got '?'"; with '?' as a key indicator the empty key is placed elsewhere, ``{? : 1}``); a
+# '!' (libyaml takes tag characters the pure-Python scanner refuses, ``!'!str x``); a block
+# scalar header followed directly by '#' (``a: |#``, ``>2#``: libyaml takes it, the pure-Python
+# scanner says "expected chomping or indentation indicators"); a ':' followed by nothing but
+# white space and line breaks before ',', '}', ']' or a comment (an empty value in a flow
+# collection, ``{a: , b: 1}``, ``[a: ]``: libyaml places the empty scalar at the next token,
+# PyYAML at the end of the ':'; a block ``key: # note`` is screened too, conservatively).
+# None occurs in the examples. Texts holding one are parsed by
+# the pure-Python loader. Linear: no run is scanned twice (possessive quantifiers).
+_C_UNSAFE = re.compile(r"[\t\ufeff?!]|[|>][-+0-9]*+#|:\s*+[,}\]#]")
 # Collections nested deeper than this in a document libyaml composed: parsed again by the
 # pure-Python loader, whose recursion gives up (RecursionError, "nesting is too deep") at a
 # depth libyaml (limit 1000) accepts. No configuration nests so deep.
@@ -379,7 +389,7 @@ def _finish(docs: list[yaml.Node], text: str, path: str, max_depth: int | None =
 def _parse_c(text: str, path: str) -> tuple[bool, YNode | None]:
     """(True, tree) when libyaml composes ``text`` into at most one document the pure-Python
     loader composes identically; (False, None) when the pure-Python loader must decide: no
-    libyaml, a character of :data:`_C_UNSAFE`, any error (its message and position are the
+    libyaml, a text :data:`_C_UNSAFE` matches, any error (its message and position are the
     pure-Python parser's), several documents, nesting deeper than :data:`C_MAX_DEPTH`.
     libyaml's marks count characters as the pure-Python ones do (the binding hands it the
     text as UTF-8 and its index advances one per character: non-BMP characters, CR LF, lone
