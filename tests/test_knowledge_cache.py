@@ -28,6 +28,7 @@ def _forget() -> None:
     K._bundled.cache_clear()
     K._bundled_kinds.cache_clear()
     validation._passed_memo.clear()
+    validation._usable_memo.clear()
     validation._passed_key.cache_clear()
     validation._added = 0
 

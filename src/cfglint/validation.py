@@ -35,9 +35,9 @@ def validate(rule_id: str, name: str, node: YNode, data: Any, display: str, unkn
     from . import kbcache
 
     digest = key = None
-    if kbcache.directory() is not None and _small(node):
+    if kbcache.enabled() and _small(node):
         key = _passed_key(name)
-        digest = _digest(data) if key is not None else None
+        digest = _digest(data) if key is not None and _usable(key) else None
     if digest is not None and key is not None and digest in _passed(key):
         return []
     out = schema_findings(rule_id, validator(name), node, data, display, unknown_key_hint)
@@ -52,6 +52,7 @@ MAX_PASSED = 4096        # digests of clean data kept per schema (~270 KB)
 MAX_NEW_PER_RUN = 8      # digests one run adds: the memo is for small runs (pre-commit); a corpus
                          # run imports jsonschema anyway, and need not rewrite the memo per file
 _passed_memo: dict[str, list[str]] = {}
+_usable_memo: dict[str, bool] = {}   # per memo key: was the cache directory usable (checked once)
 _added = 0
 
 
@@ -73,6 +74,16 @@ def _passed_key(name: str) -> str | None:
     except (ReadError, OSError, AttributeError, TypeError, ValueError, ImportError):
         return None
     return kbcache.key("schema-passed", name, hashlib.sha256(schema).hexdigest(), spec.origin, st.st_size, st.st_mtime_ns)
+
+
+def _usable(key: str) -> bool:
+    """Whether the cache directory is usable, checked once per process and memo (a corpus run
+    validates thousands of manifests)."""
+    if key not in _usable_memo:
+        from . import kbcache
+
+        _usable_memo[key] = kbcache.directory() is not None
+    return _usable_memo[key]
 
 
 def _small(node: YNode | None) -> bool:
