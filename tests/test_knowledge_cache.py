@@ -28,6 +28,7 @@ def _forget() -> None:
     K._bundled.cache_clear()
     K._bundled_kinds.cache_clear()
     validation._passed_memo.clear()
+    validation._usable_memo.clear()
     validation._passed_key.cache_clear()
     validation._added = 0
 
@@ -263,3 +264,193 @@ def test_memo_digest_is_exact():
     assert validation._digest({"a": datetime.date(2025, 1, 1)}) is None
     assert validation._digest({1: "a"}) is None
     assert kbcache.encode({"a": [1, "x", None, 2.5, {"b": False}]}) is not None
+
+
+# --- where the cache may live (a forged entry must never be read) -------------------------------
+
+def _warm(cache) -> Path:
+    """A real entry of the bundled knowledge, written by cfglint (mode 0600 in a 0700 directory)."""
+    assert K.knowledge().accelerator("B200")["name"] == "B200"
+    (entry,) = _entries(cache)
+    _forget()
+    return entry
+
+
+def test_an_entry_git_could_have_checked_out_is_not_read(cache, monkeypatch):
+    """A committed file is checked out 0644 (or 0755) and owned by the CI user: an entry of that
+    mode, or in a directory of mode 0755, is never read (cfglint writes 0600 in 0700)."""
+    entry = _warm(cache)
+    for dir_mode, entry_mode in [(0o700, 0o644), (0o700, 0o640), (0o700, 0o400), (0o755, 0o600), (0o750, 0o600)]:
+        cache.chmod(dir_mode)
+        entry.chmod(entry_mode)
+        parses = _Parses(monkeypatch)
+        assert K.knowledge().accelerator("B200")["name"] == "B200"
+        assert parses.count >= 1, (oct(dir_mode), oct(entry_mode))   # parsed: the entry was not read
+        assert (kbcache.directory() is None) == (dir_mode != 0o700)
+        _forget()
+    cache.chmod(0o700)
+    entry.chmod(0o600)
+    parses = _Parses(monkeypatch)
+    assert K.knowledge().accelerator("B200")["name"] == "B200"
+    assert parses.count == 0                                           # the control: a hit
+
+
+def test_a_cache_inside_a_git_working_tree_is_not_used(tmp_path, monkeypatch):
+    """GitLab's XDG_CACHE_HOME=$CI_PROJECT_DIR/.cache (or HOME = the workspace): a contributor could
+    commit a forged kb-<key>.json with the secret patterns emptied. The cache of a directory inside
+    a git working tree is never used, even with the modes cfglint writes."""
+    repo = tmp_path / "project"
+    (repo / ".git").mkdir(parents=True)
+    where = repo / ".cache" / "cfglint"
+    where.mkdir(parents=True, mode=0o700)
+    where.chmod(0o700)
+    monkeypatch.delenv("CFGLINT_NO_CACHE", raising=False)
+    monkeypatch.setattr(kbcache, "_disabled", False)
+    _forget()
+    try:
+        # the forged entry: the real one with rules/secrets.yaml read as empty
+        monkeypatch.setenv("CFGLINT_CACHE_DIR", str(tmp_path / "honest"))
+        kb = K.knowledge()
+        assert kb.secrets
+        k = kb.__dict__.get("key") or K._bundled(str(K.data_dir("rules"))).key
+        real = kbcache.read(k)
+        assert real is not None
+        forged = dict(real)
+        for name in forged:
+            if "secrets" in name:
+                forged[name] = b"{}"
+        _forget()
+        for label, env in [("CFGLINT_CACHE_DIR", {"CFGLINT_CACHE_DIR": str(where)}),
+                           ("XDG_CACHE_HOME", {"XDG_CACHE_HOME": str(repo / ".cache")}),
+                           ("HOME", {"HOME": str(repo)})]:
+            for var in ("CFGLINT_CACHE_DIR", "XDG_CACHE_HOME", "HOME"):
+                monkeypatch.delenv(var, raising=False)
+            for var, value in env.items():
+                monkeypatch.setenv(var, value)
+            body = b"".join(forged.values())
+            index, at = {}, 0
+            for name, text in forged.items():
+                index[name] = [at, at + len(text)]
+                at += len(text)
+            import hashlib
+            header = json.dumps({"format": kbcache.FORMAT, "key": k, "sha256": hashlib.sha256(body).hexdigest(),
+                                 "index": index}, separators=(",", ":")).encode()
+            path = where / f"{kbcache.PREFIX}{k[:40]}{kbcache.SUFFIX}"
+            path.write_bytes(header + b"\n" + body)
+            path.chmod(0o600)
+            assert kbcache.directory() is None, label
+            assert kbcache.read(k) is None, label
+            assert K.knowledge().secrets == kb.secrets, label
+            _forget()
+    finally:
+        _forget()
+
+
+def test_a_symlinked_cache_directory_is_not_used(tmp_path, monkeypatch):
+    """A cache directory that is a symbolic link is not followed: nothing is written or removed
+    in its target."""
+    target = tmp_path / "target"
+    target.mkdir(mode=0o700)
+    target.chmod(0o700)
+    keep = [target / f"{kbcache.PREFIX}{i:040x}{kbcache.SUFFIX}" for i in range(kbcache.MAX_ENTRIES + 2)]
+    for i, path in enumerate(keep):
+        path.write_text("{}\n", encoding="utf-8")
+        path.chmod(0o600)
+        os.utime(path, ns=(i, i))
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    monkeypatch.setenv("CFGLINT_CACHE_DIR", str(link))
+    monkeypatch.delenv("CFGLINT_NO_CACHE", raising=False)
+    monkeypatch.setattr(kbcache, "_disabled", False)
+    _forget()
+    try:
+        assert kbcache.directory() is None
+        assert K.knowledge().accelerator("B200")["name"] == "B200"
+        assert sorted(target.iterdir()) == sorted(keep)
+    finally:
+        _forget()
+
+
+@pytest.mark.parametrize("where", ["HOME", "XDG_CACHE_HOME", "CFGLINT_CACHE_DIR"])
+def test_only_the_last_levels_are_created(tmp_path, monkeypatch, where):
+    """A missing home (HOME=/nonexistent/ro), XDG base or parent of CFGLINT_CACHE_DIR is not
+    created: no cache. An existing one gets only the cache levels (~/.cache/cfglint)."""
+    for var in ("CFGLINT_CACHE_DIR", "XDG_CACHE_HOME", "HOME", "CFGLINT_NO_CACHE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(kbcache, "_disabled", False)
+    value = {"HOME": tmp_path / "nonexistent" / "ro", "XDG_CACHE_HOME": tmp_path / "nonexistent" / "xdg",
+             "CFGLINT_CACHE_DIR": tmp_path / "nonexistent" / "dir" / "cfglint"}[where]
+    monkeypatch.setenv(where, str(value))
+    assert kbcache.directory() is None
+    assert not (tmp_path / "nonexistent").exists()
+    value.parent.mkdir(parents=True)
+    if where != "CFGLINT_CACHE_DIR":
+        value.mkdir()
+    made = {"HOME": value / ".cache" / "cfglint", "XDG_CACHE_HOME": value / "cfglint", "CFGLINT_CACHE_DIR": value}[where]
+    assert kbcache.directory() == str(made)
+    assert (made.stat().st_mode & 0o777) == 0o700
+
+
+def test_the_key_changes_with_cfglint_s_source(tmp_path):
+    """Every commit of cfglint is version 0.1.0: a change of the modules that decide what an entry
+    holds (kbcache, knowledge, validation) gives other keys, so old entries are not read."""
+    pkg = tmp_path / "cfglint"
+    shutil.copytree(ROOT / "src" / "cfglint", pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    script = "from cfglint import kbcache; print(kbcache.key('bundled', 'x'))"
+
+    def key() -> str:
+        env = dict(os.environ, PYTHONPATH=str(tmp_path))
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                             timeout=60, cwd=str(tmp_path))
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    first = key()
+    assert key() == first                                       # stable for the same source
+    keys = {first}
+    for module in ("kbcache.py", "knowledge.py", "validation.py"):
+        with open(pkg / module, "a", encoding="utf-8") as fh:
+            fh.write("\n# another commit\n")
+        keys.add(key())
+    assert len(keys) == 4
+
+
+def test_the_schema_memo_never_encodes_an_expanded_alias_tree(tmp_path, monkeypatch):
+    """54 KB of manifest can stand for 75 MB of JSON (2,100 aliases of a 9,000-emoji string):
+    the memo's digest is computed only for small data, and not at all without a cache."""
+    sub = copy_submission(SUB, tmp_path)
+    big = "\U0001F600" * 9000
+    manifest = sub / "submission.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + f'notes:\n  a: &A "{big}"\n  list: ['
+                        + ", ".join(["*A"] * 2100) + "]\n", encoding="utf-8")
+    sizes: list[int] = []
+    real = kbcache.encode
+
+    def recording(data):
+        text = real(data)
+        sizes.append(len(text) if text is not None else -1)
+        return text
+
+    monkeypatch.setattr(kbcache, "encode", recording)
+    monkeypatch.setenv("CFGLINT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("CFGLINT_NO_CACHE", raising=False)
+    for disabled in (False, True):
+        monkeypatch.setattr(kbcache, "_disabled", disabled)
+        _forget()
+        sizes.clear()
+        found = only(lint(sub), "SUB001")
+        assert any("'notes'" in f[4] for f in found)
+        assert all(s < 1 << 20 for s in sizes), sizes            # never the expanded tree
+    _forget()
+    # the control: a small manifest is still memoized when the cache is on
+    monkeypatch.setattr(kbcache, "_disabled", False)
+    small = copy_submission(SUB, tmp_path / "small")
+    sizes.clear()
+    lint(small)
+    assert sizes and validation._digest({"a": 1}) is not None
+    sizes.clear()
+    monkeypatch.setattr(kbcache, "_disabled", True)
+    _forget()
+    lint(small)
+    assert sizes == []                                           # cache off: no digest at all
+    _forget()

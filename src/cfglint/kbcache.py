@@ -3,17 +3,27 @@ and the user's ``--knowledge`` files, validated) stored as JSON in the user's ca
 that a run whose knowledge files are unchanged reads JSON instead of composing ~600 KB of YAML.
 
 Where: ``$CFGLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/cfglint``, else ``~/.cache/cfglint`` (an
-absolute path; a relative one, or no home, means no cache).
+absolute path; a relative one, or no home, means no cache). Only the last levels are created (the
+directory itself; under the home also ``.cache``): the place it is made in (the parent of
+``$CFGLINT_CACHE_DIR``, ``$XDG_CACHE_HOME``, the home) must exist. With ``HOME`` unset, the home is
+the one of the user's entry in the password database (``os.path.expanduser``), and it too must exist.
 ``CFGLINT_NO_CACHE=1`` (or ``cfglint check --no-cache``, which calls :func:`disable`) turns it off.
 
 An entry is one file ``kb-<key>.json``: a header line (JSON: format, the full key, the SHA-256 of
 the body and the byte range of each part) and the body (one JSON text per part). The key is a
-SHA-256 of the cache format, cfglint's version and the content of every file the entry was built
-from, so an edit of any file, another cfglint or another ``--knowledge`` file gives another key.
+SHA-256 of the cache format, cfglint's version, the source of the modules that decide what is
+stored (:data:`SOURCES`, read once per process) and the content of every file the entry was built
+from, so an edit of any file, another cfglint (even at the same version) or another
+``--knowledge`` file gives another key.
 
-Safety (README, threat model): the directory may be shared, so the cache is only used when the
-directory and the entry are owned by the user and not writable by group or others; entries are
-JSON (loading one never runs code), written atomically with mode 0600, at most
+Safety (README, threat model): the key depends only on public files, so anyone who can put a file
+in the directory can forge an entry (e.g. secret patterns emptied). The directory is therefore only
+used when it is not a symbolic link, is owned by the user with mode exactly 0700, and is not inside
+a git working tree (no ancestor, of its path or of its resolved path, holds ``.git``: a contributor
+could commit an entry to a cache kept in the checkout, such as GitLab's
+``XDG_CACHE_HOME=$CI_PROJECT_DIR/.cache``); an entry is only read when it is a regular file owned
+by the user with mode exactly 0600 (cfglint writes 0600; git never checks out such a file).
+Entries are JSON (loading one never runs code), written atomically with mode 0600, at most
 :data:`MAX_ENTRY_BYTES` each and :data:`MAX_ENTRIES` in all (the oldest are removed). A missing,
 foreign, corrupt or unreadable entry, or a directory that cannot be made (read-only or missing
 home), is a miss: the files are parsed as without a cache. Only data that JSON gives back exactly
@@ -26,15 +36,17 @@ import hashlib
 import json
 import os
 import stat
+from functools import lru_cache
 from typing import Any
 
 from . import __version__
-from .safeio import ReadError, atomic_write, read_bytes
+from .safeio import ReadError, atomic_write, git_top, read_bytes
 
 FORMAT = 1                     # bump when the layout of an entry or of what is stored changes
 MAX_ENTRY_BYTES = 16 << 20     # the bundled knowledge is ~0.6 MB as JSON
 MAX_ENTRIES = 16               # entries kept in the directory; the oldest written are removed
 PREFIX, SUFFIX = "kb-", ".json"
+SOURCES = ("kbcache.py", "knowledge.py", "validation.py")   # modules deciding what an entry holds
 
 _disabled = False
 
@@ -50,37 +62,71 @@ def enabled() -> bool:
 
 
 def key(*parts: Any) -> str:
-    """SHA-256 (hex) of the cache format, cfglint's version and ``parts`` (JSON-able: names and
-    content hashes)."""
-    text = json.dumps([FORMAT, __version__, *parts], separators=(",", ":"))
+    """SHA-256 (hex) of the cache format, cfglint's version, the source of :data:`SOURCES` and
+    ``parts`` (JSON-able: names and content hashes)."""
+    text = json.dumps([FORMAT, __version__, _sources(), *parts], separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+@lru_cache(maxsize=1)
+def _sources() -> str | None:
+    """SHA-256 (hex) of the source of :data:`SOURCES` (read once per process), or None when one
+    cannot be read (then :func:`directory` gives no cache)."""
+    h = hashlib.sha256()
+    for name in SOURCES:
+        try:
+            raw = read_bytes(os.path.join(os.path.dirname(os.path.abspath(__file__)), name))
+        except (ReadError, OSError, ValueError):
+            return None
+        h.update(f"{name}\0{len(raw)}\0".encode("utf-8") + raw)
+    return h.hexdigest()
+
+
 def directory() -> str | None:
-    """The cache directory, created (0700) if missing; None when the cache is off, the place is
-    unknown or cannot be made, or the directory is not safe to use (not a directory, not owned by
-    the user, writable by group or others)."""
-    if not enabled():
+    """The cache directory (an absolute path), its last levels created (mode 0700) if missing;
+    None when the cache is off, the place is unknown or cannot be made (the place it is made in
+    must exist: the parent of ``$CFGLINT_CACHE_DIR``, ``$XDG_CACHE_HOME`` or the home; with
+    ``HOME`` unset, the home is the password database's), cfglint's source cannot be read, or the
+    directory is not safe to use: a symbolic link, not a directory, not owned by the user, a mode
+    other than exactly 0700, or inside a git working tree."""
+    if not enabled() or _sources() is None:
         return None
     where = os.environ.get("CFGLINT_CACHE_DIR")
-    if not where:
+    if where:
+        where = os.path.normpath(where)
+        base, levels = os.path.dirname(where), [where]
+    else:
         xdg = os.environ.get("XDG_CACHE_HOME")
-        base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
-        where = os.path.join(base, "cfglint")
+        if xdg and os.path.isabs(xdg):
+            base = os.path.normpath(xdg)
+            levels = [os.path.join(base, "cfglint")]
+        else:
+            base = os.path.expanduser("~")
+            levels = [os.path.join(base, ".cache"), os.path.join(base, ".cache", "cfglint")]
+        where = levels[-1]
     if not os.path.isabs(where) or "\x00" in where:
         return None   # no home (expanduser left '~'): no cache
     try:
-        os.makedirs(where, mode=0o700, exist_ok=True)
-        st = os.stat(where)
+        if git_top(where) is not None or git_top(os.path.realpath(where)) is not None \
+                or not os.path.isdir(base):
+            return None
+        for level in levels:
+            try:
+                os.mkdir(level, 0o700)
+            except FileExistsError:
+                continue
+            if level == where:
+                os.chmod(level, 0o700)   # exactly, whatever the umask
+        st = os.lstat(where)
     except (OSError, ValueError):
         return None
-    return where if stat.S_ISDIR(st.st_mode) and _private(st) else None
+    return where if stat.S_ISDIR(st.st_mode) and _private(st, 0o700) else None
 
 
-def _private(st: os.stat_result) -> bool:
-    """Owned by the user running cfglint, and not writable by group or others."""
+def _private(st: os.stat_result, mode: int) -> bool:
+    """Owned by the user running cfglint, with permission bits exactly ``mode``."""
     owner = os.geteuid() if hasattr(os, "geteuid") else st.st_uid
-    return st.st_uid == owner and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return st.st_uid == owner and stat.S_IMODE(st.st_mode) == mode
 
 
 def _path(where: str, k: str) -> str:
@@ -95,7 +141,7 @@ def read(k: str) -> dict[str, bytes] | None:
     path = _path(where, k)
     try:
         st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode) or not _private(st):
+        if not stat.S_ISREG(st.st_mode) or not _private(st, 0o600):
             return None
         data = read_bytes(path, MAX_ENTRY_BYTES)
         head, sep, body = data.partition(b"\n")

@@ -28,8 +28,16 @@ def validate(rule_id: str, name: str, node: YNode, data: Any, display: str, unkn
     """:func:`schema_findings` of ``data`` against ``schemas/<name>``, skipped (no findings) when
     exactly this data already passed exactly this schema with this jsonschema and cfglint (see
     :func:`_passed_key`): a pre-commit run over an unchanged manifest then never imports
-    jsonschema, the largest import of a one-submission run."""
-    digest, key = _digest(data), _passed_key(name)
+    jsonschema, the largest import of a one-submission run. The digest is only computed when
+    the cache is usable and ``node`` expands to at most :data:`MAX_MEMO_NODES` nodes and
+    :data:`MAX_MEMO_CHARS` characters (measured without expanding: a small file of aliases can
+    stand for gigabytes of JSON)."""
+    from . import kbcache
+
+    digest = key = None
+    if kbcache.enabled() and _small(node):
+        key = _passed_key(name)
+        digest = _digest(data) if key is not None and _usable(key) else None
     if digest is not None and key is not None and digest in _passed(key):
         return []
     out = schema_findings(rule_id, validator(name), node, data, display, unknown_key_hint)
@@ -38,10 +46,13 @@ def validate(rule_id: str, name: str, node: YNode, data: Any, display: str, unkn
     return out
 
 
+MAX_MEMO_NODES = 20_000     # the memo is for manifests (a real one: ~100 nodes, ~3 KB)
+MAX_MEMO_CHARS = 1 << 20    # characters of scalar text, every alias expanded
 MAX_PASSED = 4096        # digests of clean data kept per schema (~270 KB)
 MAX_NEW_PER_RUN = 8      # digests one run adds: the memo is for small runs (pre-commit); a corpus
                          # run imports jsonschema anyway, and need not rewrite the memo per file
 _passed_memo: dict[str, list[str]] = {}
+_usable_memo: dict[str, bool] = {}   # per memo key: was the cache directory usable (checked once)
 _added = 0
 
 
@@ -63,6 +74,24 @@ def _passed_key(name: str) -> str | None:
     except (ReadError, OSError, AttributeError, TypeError, ValueError, ImportError):
         return None
     return kbcache.key("schema-passed", name, hashlib.sha256(schema).hexdigest(), spec.origin, st.st_size, st.st_mtime_ns)
+
+
+def _usable(key: str) -> bool:
+    """Whether the cache directory is usable, checked once per process and memo (a corpus run
+    validates thousands of manifests)."""
+    if key not in _usable_memo:
+        from . import kbcache
+
+        _usable_memo[key] = kbcache.directory() is not None
+    return _usable_memo[key]
+
+
+def _small(node: YNode | None) -> bool:
+    """Whether ``node``, every alias expanded, is small enough to be JSON-encoded for the memo."""
+    from .yamlsrc import expanded_size
+
+    nodes, chars = expanded_size(node, MAX_MEMO_NODES + 1)
+    return nodes <= MAX_MEMO_NODES and chars <= MAX_MEMO_CHARS
 
 
 def _digest(data: Any) -> str | None:
