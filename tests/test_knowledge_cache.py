@@ -454,3 +454,11 @@ def test_the_schema_memo_never_encodes_an_expanded_alias_tree(tmp_path, monkeypa
     lint(small)
     assert sizes == []                                           # cache off: no digest at all
     _forget()
+
+
+@pytest.mark.parametrize("value,on", [("", True), ("0", True), ("false", True), ("No", True),
+                                      ("1", False), ("yes", False), ("true", False)])
+def test_cfglint_no_cache_values(monkeypatch, value, on):
+    """CFGLINT_NO_CACHE=false keeps the cache on, as CI=false is a quick test run."""
+    monkeypatch.setenv("CFGLINT_NO_CACHE", value)
+    assert kbcache.enabled() is on

@@ -58,7 +58,8 @@ def disable() -> None:
 
 
 def enabled() -> bool:
-    return not _disabled and os.environ.get("CFGLINT_NO_CACHE", "") in ("", "0")
+    """False after :func:`disable` or with ``CFGLINT_NO_CACHE`` set to anything but empty, 0, false or no."""
+    return not _disabled and os.environ.get("CFGLINT_NO_CACHE", "").strip().lower() in ("", "0", "false", "no")
 
 
 def key(*parts: Any) -> str:
