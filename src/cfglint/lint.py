@@ -144,11 +144,12 @@ def cpus() -> int:
 def _cgroup_cpu_quota(path: str = "/sys/fs/cgroup/cpu.max") -> int | None:
     """CPUs a cgroup v2 quota allows this process (``"max 100000"``: none; ``"150000 100000"``:
     2, rounded up), or None when there is no quota or no such file."""
+    from .safeio import ReadError, read_bytes
+
     try:
-        with open(path, encoding="ascii") as fh:
-            quota, period = fh.read().split()[:2]
+        quota, period = read_bytes(path, max_bytes=256, partial=True).decode("ascii").split()[:2]
         return -(-int(quota) // int(period)) if quota != "max" and int(period) > 0 else None
-    except (OSError, ValueError):
+    except (ReadError, UnicodeDecodeError, ValueError):
         return None
 
 
