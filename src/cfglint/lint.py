@@ -221,7 +221,8 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                 # after the submissions: files named inside one that its manifest does not list, then
                 # files in no submission; each linted on its own, once
                 jobs_ += [("loose", p, None) for p in targets.named_in_submissions
-                          if os.path.basename(p) != MANIFEST and os.path.realpath(p) not in read | queued]
+                          if os.path.basename(p) != MANIFEST
+                          and (real := os.path.realpath(p)) not in read and real not in queued]
                 jobs_ += later
                 tail = True
                 continue
@@ -234,11 +235,10 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
             kind, path, why = jobs_[i]
             i += 1
             if why is not None or kind == "loose":
-                real = os.path.realpath(path)
-                if real in read or (why is not None and real in queued):
+                if skipped(kind, path, why):
                     runner.drop(i - 1)
                     continue
-                queued.add(real)
+                queued.add(os.path.realpath(path))
             result.units += 1
             out = runner.outcome(i - 1, task(kind, path, why))
             findings = out.findings

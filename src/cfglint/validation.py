@@ -51,7 +51,7 @@ MAX_MEMO_CHARS = 1 << 20    # characters of scalar text, every alias expanded
 MAX_PASSED = 4096        # digests of clean data kept per schema (~270 KB)
 MAX_NEW_PER_RUN = 8      # digests one run adds: the memo is for small runs (pre-commit); a corpus
                          # run imports jsonschema anyway, and need not rewrite the memo per file
-_passed_memo: dict[str, list[str]] = {}
+_passed_memo: dict[str, dict[str, None]] = {}   # memo key -> digests, oldest first (a dict: O(1) lookups)
 _usable_memo: dict[str, bool] = {}   # per memo key: was the cache directory usable (checked once)
 _added = 0
 
@@ -105,7 +105,7 @@ def _digest(data: Any) -> str | None:
     return hashlib.sha256(text).hexdigest() if text is not None else None
 
 
-def _passed(key: str) -> list[str]:
+def _passed(key: str) -> dict[str, None]:
     if key not in _passed_memo:
         from . import kbcache
 
@@ -116,7 +116,7 @@ def _passed(key: str) -> list[str]:
             found = [d for d in value if isinstance(d, str)] if isinstance(value, list) else []
         except ValueError:
             pass
-        _passed_memo[key] = found
+        _passed_memo[key] = dict.fromkeys(found)
     return _passed_memo[key]
 
 
@@ -129,8 +129,8 @@ def _remember(key: str, digest: str) -> None:
     _added += 1
     _passed_memo.pop(key, None)   # merge with what other runs stored meanwhile
     passed = [d for d in _passed(key) if d != digest] + [digest]
-    _passed_memo[key] = passed[-MAX_PASSED:]
-    kbcache.store(key, {"passed": _passed_memo[key]})
+    _passed_memo[key] = dict.fromkeys(passed[-MAX_PASSED:])
+    kbcache.store(key, {"passed": list(_passed_memo[key])})
 
 
 def _file_span(display: str) -> Span:
