@@ -462,3 +462,18 @@ def test_cfglint_no_cache_values(monkeypatch, value, on):
     """CFGLINT_NO_CACHE=false keeps the cache on, as CI=false is a quick test run."""
     monkeypatch.setenv("CFGLINT_NO_CACHE", value)
     assert kbcache.enabled() is on
+
+
+def test_without_a_cache_one_knowledge_set_does_not_change_another(monkeypatch):
+    """Knowledge adds the user's entries and settings to the data it loads; without a cache that
+    data came from one parse shared by every Knowledge in the process, so private-ranges and a
+    --knowledge file's host paths of one run leaked into the next."""
+    monkeypatch.setenv("CFGLINT_NO_CACHE", "1")
+    _forget()
+    try:
+        plain = K.knowledge().secrets["addresses"]["private"]
+        _forget()
+        assert K.knowledge(private_ranges=("192.0.2.0/24",)).secrets["addresses"]["private"] == ["192.0.2.0/24"]
+        assert K.knowledge().secrets["addresses"]["private"] == plain != ["192.0.2.0/24"]
+    finally:
+        _forget()
