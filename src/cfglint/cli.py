@@ -27,6 +27,38 @@ def _say(message: str) -> None:
 FORMATS = ("text", "json", "github", "sarif")
 
 
+def run() -> None:
+    """The ``cfglint`` command (and ``python -m cfglint``): :func:`main`, then the process ends
+    with main's exit code without tearing the interpreter down: freeing every module and
+    object was ~6% of a one-submission run and changes nothing for a process that is ending.
+    Taken only when nothing else runs: no thread but this one, no multiprocessing child (a
+    --jobs pool is shut down inside the run); the shell-parse worker is killed and reaped (it
+    holds nothing to flush). Output is flushed first; a string or None exit code, or a flush
+    that fails (a closed pipe), takes the interpreter's own exit path as before."""
+    import gc
+
+    # fewer collector passes: a run makes many objects and few cycles (~2% of a run's time)
+    gc.set_threshold(10_000, 10, 10)
+    try:
+        main()
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    th, mp = sys.modules.get("threading"), sys.modules.get("multiprocessing")
+    if (not isinstance(code, int) or (th is not None and th.active_count() != 1)
+            or (mp is not None and mp.active_children())):
+        raise SystemExit(code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        raise SystemExit(code) from None
+    from . import shellworker
+
+    shellworker.close(kill=True)
+    os._exit(code)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="cfglint")
 def main() -> None:

@@ -8,7 +8,6 @@ know; rules then stay silent rather than guess.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import json
 import os
 import re
@@ -47,7 +46,7 @@ class _Bundled:
     def __init__(self, rules: Path):
         paths = sorted([*rules.glob("*.yaml"), *rules.glob("flags/*.yaml")])
         self.raw = {p.relative_to(rules).as_posix(): read_bytes(str(p)) for p in paths}
-        self.key = kbcache.key("bundled", [[name, hashlib.sha256(raw).hexdigest()] for name, raw in self.raw.items()])
+        self.key = kbcache.key("bundled", [[name, kbcache.sha256(raw).hexdigest()] for name, raw in self.raw.items()])
         parts = kbcache.read(self.key)
         if parts is None and kbcache.directory() is not None:  # a miss: parse them all once, store them
             parts = kbcache.store(self.key, {name: _parse(raw) for name, raw in self.raw.items()})
@@ -76,6 +75,9 @@ def _load(name: str) -> Any:
     return _bundled(str(data_dir("rules"))).load(name)
 
 
+bundled_data = _load   # public name, for the other readers of rules/ (rule pages: examples.yaml)
+
+
 def _norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
@@ -95,7 +97,7 @@ def _user_file(path: str) -> dict:
         raw = read_bytes(path)
         raw.decode("utf-8")  # only to refuse invalid UTF-8 (below), cached or not
         # a file read and checked before, against the same bundled knowledge, by the same cfglint
-        key = kbcache.key("user", _bundled(str(data_dir("rules"))).key, hashlib.sha256(raw).hexdigest())
+        key = kbcache.key("user", _bundled(str(data_dir("rules"))).key, kbcache.sha256(raw).hexdigest())
         cached = (kbcache.read(key) or {}).get("data")
         if cached is not None:
             try:
@@ -558,6 +560,12 @@ _QUANT_SUFFIXES: tuple[tuple[str, str | None], ...] = (
 )
 
 
+# every name a suffix above matches contains one of these (lower-cased): a name with none of them
+# is answered without compiling the patterns (tests/test_knowledge.py checks each pattern's matches)
+_QUANT_TOKENS = ("fp8", "fp4", "awq", "gptq", "int4", "int8", "w4a16", "w8a16", "w8a8", "w4a8", "bnb", "gguf",
+                 "bit", "bf16", "fp16")
+
+
 @lru_cache(maxsize=1)
 def _quant_res() -> list[tuple[re.Pattern, str | None]]:
     """:data:`_QUANT_SUFFIXES` compiled on first use (20 patterns; a run that names no model needs none)."""
@@ -572,6 +580,9 @@ def strip_quant_suffix(model_id: str) -> tuple[str | None, str | None]:
     if not isinstance(model_id, str):
         return None, None
     org, slash, name = model_id.rpartition("/")
+    low = name.lower()
+    if not any(token in low for token in _QUANT_TOKENS):
+        return None, None
     for pattern, precision in _quant_res():
         m = pattern.match(name)
         if m:

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import yaml
-
 from .checks import Rule
-from .knowledge import data_dir
+from .knowledge import bundled_data
 
 DOCS_URI = "https://github.com/cfglint/cfglint/blob/main/docs/rules/{id}.md"
 
@@ -19,9 +17,8 @@ def examples() -> dict[str, dict]:
     """rules/examples.yaml: rule id -> {base, setup, change, fix, require_reason, repository}. A
     step replaces ``before`` by ``after`` in ``file``, renames ``file`` to ``rename``, or creates
     ``file`` with the text ``create``; ``repository``: the submission sits in a git working tree."""
-    with open(data_dir("rules") / "examples.yaml", encoding="utf-8") as fh:
-        # libyaml where PyYAML has it (SARIF output renders every rule page): same data
-        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    # through the knowledge cache like the other rules/ files (SARIF output renders every page)
+    return bundled_data("examples.yaml") or {}
 
 
 def _snippet(text: str) -> str:
