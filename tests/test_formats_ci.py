@@ -322,3 +322,27 @@ def test_kept_schemas_are_the_published_files():
         data = (SCHEMAS / rel).read_bytes()
         blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
         assert f"`{rel}`" in readme and blob in readme, rel
+
+
+def test_xml_is_imported_for_junit_only_and_the_ci_formats_only_when_asked():
+    import sys
+
+    target = str(EXAMPLES / CLEAN)
+    probe = ("import sys\nfrom click.testing import CliRunner\nfrom cfglint.cli import main\n"
+             "r = CliRunner().invoke(main, ['check', '--no-config', '-f', sys.argv[1], sys.argv[2]])\n"
+             "print(r.exit_code, any(m.startswith('xml') for m in sys.modules), 'cfglint.ciformats' in sys.modules)\n")
+    seen = {fmt: subprocess.run([sys.executable, "-c", probe, fmt, target], capture_output=True, text=True,
+                                timeout=120).stdout.split() for fmt in ("text", "sarif", "gitlab", "rdjson", "junit")}
+    assert seen == {"text": ["0", "False", "False"], "sarif": ["0", "False", "False"], "gitlab": ["0", "False", "True"],
+                    "rdjson": ["0", "False", "True"], "junit": ["0", "True", "True"]}
+
+
+def test_findings_silenced_in_source_are_left_out():
+    sources = {"run.sh": ["sglang serve --model-path /home/a/m"]}
+    quiet = Finding("RED001", "host path '/home/a/m'", Span("run.sh", 1, 28, 1, 37), level="error", suppressed="a test box")
+    loud = Finding("PRS001", "unknown parser", Span("run.sh", 1, 1, 1, 7), level="error")
+    assert [i["check_name"] for i in json.loads(ciformats.gitlab([quiet, loud], all_rules(), sources))] == ["PRS001"]
+    assert [x["code"]["value"] for x in json.loads(ciformats.rdjson([quiet, loud], sources))["diagnostics"]] == ["PRS001"]
+    root = check_junit(ciformats.junit([quiet, loud], 1, "error"))
+    assert [c.get("name") for c in root.iter("testcase")] == ["PRS001 1:1"]
+    assert json.loads(ciformats.gitlab([quiet], all_rules(), sources)) == []
