@@ -24,7 +24,7 @@ def _say(message: str) -> None:
     click.echo(neutralize(message), err=True)
 
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson")
 
 
 def run() -> None:
@@ -217,6 +217,15 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         body = report.as_json(result.findings, code)
     elif fmt == "github":
         body = report.github(result.findings)
+    elif fmt in ("gitlab", "junit", "rdjson"):   # CI systems other than GitHub (ciformats.py)
+        from . import ciformats
+
+        if fmt == "gitlab":
+            body = ciformats.gitlab(result.findings, rules, result.sources)
+        elif fmt == "junit":
+            body = ciformats.junit(result.findings, result.units, fail_level)
+        else:
+            body = ciformats.rdjson(result.findings, result.sources)
     else:
         body = report.sarif(result.findings, rules, result.sources, code)
     if output:

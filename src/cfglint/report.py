@@ -1,4 +1,5 @@
-"""Report: one finding model, four formats (text, json, github, sarif).
+"""Report: one finding model, four formats (text, json, github, sarif); the formats of other CI
+systems (gitlab, junit, rdjson) are in :mod:`cfglint.ciformats`.
 
 SARIF 2.1.0 for GitHub code scanning: relative URIs against ``%SRCROOT%`` (the working
 directory), ``columnKind: unicodeCodePoints``, ``newlineSequences`` CR LF, LF and CR (the
