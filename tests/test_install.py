@@ -32,7 +32,7 @@ def _run(cmd: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedP
 def wheel(tmp_path_factory) -> Path:
     dist = tmp_path_factory.mktemp("dist")
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", dist, ROOT], cwd=dist)
-    (whl,) = dist.glob("cfglint-*.whl")
+    (whl,) = dist.glob("cfglint_serving-*.whl")
     return whl
 
 
