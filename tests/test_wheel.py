@@ -5,7 +5,9 @@ force-include maps them to cfglint/rules and cfglint/schemas) and reports on the
 exactly what the source checkout reports.
 
 One build and one virtualenv per module (about 25 s on 2 cores: the build backend and the
-dependencies come from PyPI, so the quick run keeps it).
+dependencies come from PyPI; the quick run keeps it). The README's documented install, `pipx install`
+from the repository, runs in the deep run only (about 25 s more: pipx fetches pip for its shared
+environment and builds the package again).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
+from support import DEEP
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -120,3 +123,17 @@ def test_installed_wheel_lints_the_examples_as_the_source_tree_does(venv, cfglin
     source = _findings(cfglint_exe, tmp_path)
     assert installed == source
     assert {f[0] for f in installed} >= {"RED001", "TOP003", "COV001"}  # the examples' known findings
+
+
+@pytest.mark.skipif(not DEEP, reason="deep run only (CI=true or CFGLINT_DEEP=1): pipx install from the repository, ~25 s")
+def test_pipx_installs_from_the_repository(cfglint_exe, tmp_path):
+    """The README's install: `pipx install` of the repository gives a `cfglint` command that
+    reports on the examples what the checkout reports."""
+    home = tmp_path / "pipx"
+    env = dict(PIP_ENV, PIPX_HOME=str(home / "home"), PIPX_BIN_DIR=str(home / "bin"), PIPX_MAN_DIR=str(home / "man"))
+    proc = subprocess.run([sys.executable, "-m", "pipx", "install", str(ROOT)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "installed package cfglint-serving" in proc.stdout, proc.stdout
+    cfglint = home / "bin" / "cfglint"
+    assert _findings(cfglint, tmp_path) == _findings(cfglint_exe, tmp_path)
