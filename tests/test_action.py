@@ -111,7 +111,7 @@ def _lint_step() -> dict:
     return step
 
 
-def _run_lint_step(tmp_path: Path, inputs: dict[str, str]) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
+def _run_lint_step(tmp_path: Path, inputs: dict[str, str], cwd: Path = ROOT) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
     """Run the lint step's script as the runner would (bash -e, the step's env with the inputs
     substituted, cfglint of this venv where the install step puts it); its outputs."""
     values = {name: str(spec["default"]) for name, spec in ACTION["inputs"].items()} | inputs
@@ -128,7 +128,7 @@ def _run_lint_step(tmp_path: Path, inputs: dict[str, str]) -> tuple[subprocess.C
     out.write_text("")
     env.update(RUNNER_TEMP=str(temp), GITHUB_OUTPUT=str(out))
     proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _lint_step()["run"]],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
     return proc, outputs
 
@@ -151,6 +151,19 @@ def test_lint_step_clean_and_fail_level(tmp_path):
     proc, outputs = _run_lint_step(tmp_path, {"paths": "examples/submissions/recipes", "upload-sarif": "false",
                                               "fail-level": "note"})
     assert outputs["exit-code"] == "1" and "::notice " in proc.stdout, proc.stdout
+
+
+def test_fail_level_defaults_to_the_repository_configuration(tmp_path):
+    # fail-level left empty: the repository's .cfglint.yaml decides (here: notes fail)
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "examples" / "submissions" / "recipes", repo / "recipes")
+    (repo / ".git").mkdir()
+    (repo / ".cfglint.yaml").write_text("fail-level: note\n")
+    proc, outputs = _run_lint_step(tmp_path, {"paths": "recipes", "upload-sarif": "false"}, cwd=repo)
+    assert outputs["exit-code"] == "1", proc.stdout + proc.stderr
+    proc, outputs = _run_lint_step(tmp_path, {"paths": "recipes", "upload-sarif": "false", "fail-level": "error"},
+                                   cwd=repo)
+    assert outputs["exit-code"] == "0", proc.stdout + proc.stderr
 
 
 def test_lint_step_fails_on_usage_errors(tmp_path):
