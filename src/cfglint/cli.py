@@ -33,13 +33,15 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     checked against."""
     if not value or ctx.resilient_parsing:
         return
+    import yaml
+
     from .knowledge import coverage_line
     from .safeio import ReadError
 
     click.echo(f"cfglint {__version__} ({DISTRIBUTION})")
     try:
         click.echo(coverage_line())
-    except (OSError, ReadError, ValueError) as err:
+    except (OSError, ReadError, ValueError, yaml.YAMLError) as err:  # a broken installation
         _say(f"cfglint: cannot read the bundled knowledge: {err}")
         ctx.exit(2)
     ctx.exit()
