@@ -4,6 +4,9 @@ Pipeline (one module per stage): discover -> load -> extract -> check -> report.
 """
 
 __version__ = "0.1.0"
+# The distribution name on PyPI and in wheels (the command and the import name stay ``cfglint``:
+# "cfglint" on PyPI is an unrelated project).
+DISTRIBUTION = "cfglint-serving"
 
 
 def _seed_yaml_reader_class() -> None:
@@ -15,7 +18,7 @@ def _seed_yaml_reader_class() -> None:
     ~8% of a one-submission run). The same set written positively (the code points outside those
     ranges) compiles in ~0.1 ms; it is placed in re's pattern cache under PyYAML's pattern, so
     ``re.compile`` there returns it. Same matches for every code point
-    (tests/test_yaml_c.py checks all of them). Nothing happens where re keeps no such cache or
+    (tests/test_start_cost.py checks all of them). Nothing happens where re keeps no such cache or
     yaml is already imported; a PyYAML with another pattern compiles its own as before."""
     import re
     import sys

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from . import __version__
+from . import DISTRIBUTION, __version__
 
 
 def _say(message: str) -> None:
@@ -59,8 +59,29 @@ def run() -> None:
     os._exit(code)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``cfglint --version``: the version and distribution, then what the bundled knowledge covers
+    (its date and the engine releases of its flag lists), so a report can say what it was
+    checked against."""
+    if not value or ctx.resilient_parsing:
+        return
+    import yaml
+
+    from .knowledge import coverage_line
+    from .safeio import ReadError
+
+    click.echo(f"cfglint {__version__} ({DISTRIBUTION})")
+    try:
+        click.echo(coverage_line())
+    except (OSError, ReadError, ValueError, yaml.YAMLError) as err:  # a broken installation
+        _say(f"cfglint: cannot read the bundled knowledge: {err}")
+        ctx.exit(2)
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="cfglint")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version, the knowledge's date and the engine releases whose flags it holds, and exit.")
 def main() -> None:
     """Static linter for LLM inference-serving submissions."""
 

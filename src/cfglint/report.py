@@ -129,7 +129,10 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
     rule_ids = list(rules)
     driver_rules = []
     from .baseline import fingerprint  # SARIF only
+    from .knowledge import coverage
     from .ruledocs import DOCS_URI, render
+
+    covered = coverage()  # what the knowledge covers, for tool.driver.properties
 
     for r in rules.values():
         page = render(r)
@@ -179,7 +182,10 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
         "$schema": SARIF_SCHEMA,
         "runs": [{
             "tool": {"driver": {"name": "cfglint", "version": __version__, "semanticVersion": __version__,
-                                "informationUri": INFO_URI, "rules": driver_rules}},
+                                "informationUri": INFO_URI, "rules": driver_rules,
+                                # what the knowledge covers (cfglint --version): its date, each engine's flag releases
+                                "properties": {"knowledgeDate": covered["knowledge_date"],
+                                               "engineFlagReleases": covered["engines"]}}},
             "automationDetails": {"id": "cfglint/"},
             "columnKind": "unicodeCodePoints",
             "newlineSequences": list(NEWLINE_SEQUENCES),   # a lone CR ends a line too (textfile.py)
