@@ -153,5 +153,24 @@ def test_fraction_in_a_shell_variable_is_not_checked(tmp_path):
     found = lint(d, coverage=True)
     assert only(found, "MEM001") == []
     notes = [f[4] for f in only(found, "COV001")]
-    assert any(f"weights against device memory (MEM001): --mem-fraction-static is a value known only at run "
-               f"time ({d / 'run.sh'}:{line})" in n for n in notes)
+    assert any(f"checks that use mem_fraction (sglang serve): its value is a shell variable or command output, "
+               f"known only at run time ({d / 'run.sh'}:{line})" in n for n in notes)
+
+
+def test_every_weights_entry_is_complete_and_sourced():
+    import yaml
+
+    from cfglint.knowledge import data_dir
+
+    data = yaml.safe_load((data_dir("rules") / "models.yaml").read_text(encoding="utf-8"))
+    formats = knowledge().weight_formats
+    with_weights = [m for m in data["models"] if "weights" in m]
+    assert len(with_weights) >= 9
+    for m in with_weights:
+        w = m["weights"]
+        assert 0 <= w["expert_params_b"] <= w["params_b"], m["id"]
+        assert len(w["source"]) > 40, m["id"]
+        for parts in [w["parts"], *(w.get("by_precision") or {}).values()]:
+            assert parts["experts"] in formats and parts["rest"] in formats, m["id"]
+    for name, entry in data["weight_formats"].items():
+        assert entry["bytes"] > 0 and entry["source"], name

@@ -218,8 +218,9 @@ def _budget(ctx: Context, p: Process, device: float, acc_name: str, acc: dict) -
 
 def estimate(ctx: Context, p: Process, entry: dict, where: Located | None, acc_name: str,
              acc: dict) -> tuple[Fit, Parts, str | None] | str | None:
-    """The fit of ``p``'s weights on one device, or why it cannot be estimated (None: the
-    launch's parallelism is in an unpublished engine config, a gap COV001 already reports)."""
+    """The fit of ``p``'s weights on one device, or why it cannot be estimated (None: a gap
+    COV001 already reports: the parallelism is in an unpublished engine config, or a value it
+    needs is known only at run time)."""
     weights = entry.get("weights") if isinstance(entry.get("weights"), dict) else {}
     params, experts = weights.get("params_b"), weights.get("expert_params_b", 0)
     if not isinstance(params, (int, float)) or not isinstance(experts, (int, float)) or isinstance(params, bool) \
@@ -230,6 +231,8 @@ def estimate(ctx: Context, p: Process, entry: dict, where: Located | None, acc_n
         return parts
     if p.missing_configs and not {"tp", "pp"} & set(p.settings):
         return None  # the parallelism is in an engine config that is not published: COV001 lists it
+    if p.unknown & {"tp", "pp", "dp", "mem_fraction", "kv_cache_memory", "cpu_offload_gb", "expert_parallel"}:
+        return None  # a value known only at run time: COV001 lists it ("checks that use tp ...")
     tp, ok_tp = _int_setting(p, "tp")
     pp, ok_pp = _int_setting(p, "pp")
     dp, ok_dp = _int_setting(p, "dp")
@@ -243,8 +246,11 @@ def estimate(ctx: Context, p: Process, entry: dict, where: Located | None, acc_n
         return f"the memory of {acc_name} is not in the knowledge base (memory_gib, rules/accelerators.yaml)"
     upcast = _upcast(ctx, p, parts, acc)
     expert_fmt = upcast or parts.experts
-    need = weights_per_gpu(float(params), float(experts), bytes_per_param(ctx.kb, expert_fmt),
-                           bytes_per_param(ctx.kb, parts.rest), tp * pp, expert_ranks * pp) / GIB
+    try:
+        need = weights_per_gpu(float(params), float(experts), bytes_per_param(ctx.kb, expert_fmt),
+                               bytes_per_param(ctx.kb, parts.rest), tp * pp, expert_ranks * pp) / GIB
+    except (ValueError, OverflowError):
+        return f"the parameter counts of {entry['id']} are not usable numbers"
     budget = _budget(ctx, p, float(device), acc_name, acc)
     if isinstance(budget, str):
         return budget
