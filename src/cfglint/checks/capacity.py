@@ -322,12 +322,14 @@ def _smallest_tp(fit: Fit, tp: int) -> int | None:
       "note on every passing submission would make `--fail-level note` (the full-coverage gate "
       "of COV001) fail everywhere. A model without parameter counts or precision in "
       "rules/models.yaml, a parallelism or fraction known only at run time, or an unknown "
-      "accelerator is reported in COV001. NVIDIA aiconfigurator (aiconfigurator-core) models "
-      "memory per operation with measured per-system data, but needs numpy, pandas, scipy and "
-      "pyarrow and an 80 MB wheel, knows only the systems it has data for (not RTX 6000D or "
-      "MI355X) and its own weight estimate for models it cannot build is the same parameter "
-      "count x bytes; its data is used here (config.json facts in rules/model_configs.yaml, "
-      "nvidia-smi memory sizes in rules/accelerators.yaml), its estimator is not.",
+      "accelerator is reported in COV001. NVIDIA aiconfigurator (PyPI aiconfigurator-core 0.12.0, "
+      "Apache-2.0) was weighed as an optional extra and not taken: an 80 MB wheel (110 MB, 1,436 "
+      "files unpacked) needing numpy, pandas, scipy and pyarrow, too heavy for a pre-commit hook; "
+      "its native memory model needs its per-system performance database (none for RTX 6000D or "
+      "MI355X), and its fallback estimate counts the config's dtype, not the quantized experts: "
+      "321.7 GiB per card for the catalog's Kimi K3 TP8 x PP4 shape measured at 47.81 GiB, and no "
+      "estimate for DeepSeek-V4. Its data is used instead: the config.json facts of "
+      "rules/model_configs.yaml and the nvidia-smi memory sizes of rules/accelerators.yaml.",
       ("rules/models.yaml weights (parameter counts, precision per part, each with its source) and "
        "weight_formats (bytes per parameter)",
        "rules/accelerators.yaml memory_usable_gib / memory_gib",
