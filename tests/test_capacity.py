@@ -174,3 +174,16 @@ def test_every_weights_entry_is_complete_and_sourced():
             assert parts["experts"] in formats and parts["rest"] in formats, m["id"]
     for name, entry in data["weight_formats"].items():
         assert entry["bytes"] > 0 and entry["source"], name
+
+
+def test_dense_model_known_by_its_total_parameter_count(tmp_path):
+    # Llama-3.3-70B has no weights block, only total_params_b 70 and a BF16 checkpoint: every part
+    # is BF16, so the total suffices
+    d = copy_submission(DSV32_VLLM, tmp_path)
+    replace_once(d / "run.sh", "vllm serve deepseek-ai/DeepSeek-V3.2", "vllm serve meta-llama/Llama-3.3-70B-Instruct")
+    line = replace_once(d / "run.sh", "--tensor-parallel-size 8 \\", "--tensor-parallel-size 1 \\")
+    found = only(lint(d), "MEM001")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 27)]
+    assert "meta-llama/Llama-3.3-70B-Instruct (BF16" in found[0][4] and "~130.4 GiB per GPU at TP 1" in found[0][4]
+    replace_once(d / "run.sh", "--tensor-parallel-size 1 \\", "--tensor-parallel-size 2 \\")
+    assert only(lint(d), "MEM001") == []  # ~65 GiB of 88 GiB

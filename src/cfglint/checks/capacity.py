@@ -36,6 +36,10 @@ STATED_ERROR = 0.08
 # A fit that leaves the KV cache less than this share of the device is reported as a note.
 TIGHT_SHARE = 0.05
 
+# Precisions a checkpoint stores every part in; a model known only by its total parameter count
+# is estimated when its checkpoint is one of these (mixed checkpoints need weights.parts).
+UNIFORM = ("BF16", "FP16", "FP32", "FP8", "INT8")
+
 _FLAGS = {"sglang": "--mem-fraction-static", "vllm": "--gpu-memory-utilization",
           "trtllm": "kv_cache_config.free_gpu_memory_fraction"}
 
@@ -104,8 +108,6 @@ def checkpoint_parts(ctx: Context, entry: dict, where: Located | None, p: Proces
     weights = entry.get("weights") if isinstance(entry.get("weights"), dict) else {}
     parts = weights.get("parts") if isinstance(weights.get("parts"), dict) else None
     by_precision = weights.get("by_precision") if isinstance(weights.get("by_precision"), dict) else {}
-    if parts is None:
-        return f"the knowledge base has no weight precision for {entry['id']}"
     from_launch = where is not None and where.span == getattr(p.settings.get("model"), "span", None)
     curated = (ctx.kb.model(entry["id"]) or {}).get("checkpoint_precision")
     if from_launch:
@@ -119,6 +121,13 @@ def checkpoint_parts(ctx: Context, entry: dict, where: Located | None, p: Proces
         label = declared.value if declared is not None and isinstance(declared.value, str) else None
         how = f"the {label} checkpoint (precision: {label} in the manifest)" if label else \
             f"the {entry['id']} checkpoint"
+    if parts is None:
+        # only a total parameter count: usable when every part has one precision
+        label = label or curated
+        if isinstance(label, str) and label.upper() in UNIFORM:
+            return Parts(label.upper(), label.upper(), how)
+        return (f"the knowledge base has no weight precision per part for the {label or 'published'} "
+                f"checkpoint of {entry['id']} (rules/models.yaml weights)")
     chosen = None
     if isinstance(label, str):
         chosen = next((v for k, v in by_precision.items() if str(k).upper() == label.upper()), None)
@@ -151,7 +160,7 @@ def _upcast(ctx: Context, p: Process, parts: Parts, acc: dict) -> str | None:
     quirk = ctx.kb.kernels.get("sm120_fp4_moe") or {}
     if acc.get("arch") not in (quirk.get("architectures") or []):
         return None
-    if parts.experts not in {str(x).upper() for x in quirk.get("precisions") or []}:
+    if parts.experts not in {str(x).upper() for x in quirk.get("default_upcast_precisions") or []}:
         return None
     if not (quirk.get("engines") or {}).get(p.engine or ""):
         return None
@@ -223,6 +232,9 @@ def estimate(ctx: Context, p: Process, entry: dict, where: Located | None, acc_n
     needs is known only at run time)."""
     weights = entry.get("weights") if isinstance(entry.get("weights"), dict) else {}
     params, experts = weights.get("params_b"), weights.get("expert_params_b", 0)
+    total_only = params is None and "parts" not in weights
+    if total_only:
+        params, experts = entry.get("total_params_b"), 0   # rules/models.yaml total_params_b
     if not isinstance(params, (int, float)) or not isinstance(experts, (int, float)) or isinstance(params, bool) \
             or not 0 <= experts <= params or not 0 < params < 1e6:
         return f"the knowledge base has no parameter count for {entry['id']} (rules/models.yaml weights)"
@@ -241,6 +253,9 @@ def estimate(ctx: Context, p: Process, entry: dict, where: Located | None, acc_n
     tp, pp, dp = tp or 1, pp or 1, dp or 1
     expert_parallel = p.settings.get("expert_parallel")
     expert_ranks = tp * (dp if p.engine == "vllm" and expert_parallel is not None and expert_parallel.value is True else 1)
+    if total_only and entry.get("moe") is not False and expert_ranks != tp:
+        return (f"the knowledge base has no expert share of {entry['id']}'s parameters (rules/models.yaml "
+                f"weights), which vLLM spreads over TP x DP with expert parallelism")
     device = acc.get("memory_usable_gib", acc.get("memory_gib"))
     if not isinstance(device, (int, float)) or device <= 0:
         return f"the memory of {acc_name} is not in the knowledge base (memory_gib, rules/accelerators.yaml)"
@@ -301,8 +316,9 @@ def _smallest_tp(fit: Fit, tp: int) -> int | None:
       "lives inside TP) and TP x DP in vLLM with --enable-expert-parallel. Bytes per parameter "
       "follow the checkpoint's real precision per part (for example NVFP4 experts 0.5625 with "
       "their FP8 scales, the rest FP8 or BF16): the Hugging Face id the launch serves, else the "
-      "manifest's precision. On sm120 GPUs the engine's default MoE runner upcasts FP4 experts "
-      "to BF16 (HW001), so without a runner flag the experts are counted at BF16. The estimate is "
+      "manifest's precision. On sm120 GPUs the engine's default MoE runner upcasts MXFP4 experts "
+      "to BF16 (HW001; measured by the catalog for Kimi K3), so without a runner flag they are "
+      "counted at BF16. The estimate is "
       "weighed against device memory x the engine's fraction: SGLang --mem-fraction-static "
       "(weights + KV pool; its default is device memory less a reserve of at least 10 GiB on "
       "GPUs over 60 GiB, and the largest fraction it could pick is used), vLLM "
