@@ -187,3 +187,17 @@ def test_dense_model_known_by_its_total_parameter_count(tmp_path):
     assert "meta-llama/Llama-3.3-70B-Instruct (BF16" in found[0][4] and "~130.4 GiB per GPU at TP 1" in found[0][4]
     replace_once(d / "run.sh", "--tensor-parallel-size 1 \\", "--tensor-parallel-size 2 \\")
     assert only(lint(d), "MEM001") == []  # ~65 GiB of 88 GiB
+
+
+def test_tight_fits_of_several_roles_make_one_note(tmp_path):
+    d = copy_submission(DSV4_TRTLLM, tmp_path)
+    line = replace_once(d / "ctx_config.yaml", "free_gpu_memory_fraction: 0.8", "free_gpu_memory_fraction: 0.2")
+    replace_once(d / "gen_config.yaml", "free_gpu_memory_fraction: 0.8", "free_gpu_memory_fraction: 0.2")
+    found = only(lint(d), "MEM001")
+    assert len(found) == 1  # one note for the submission, naming both roles
+    msg = found[0][4]
+    assert msg.count("~214.9 GiB of weights per GPU at TP 4 leave at most ~10.7 GiB") == 2
+    assert "prefill:" in msg and "decode:" in msg and "deepseek-ai/DeepSeek-V4-Pro (NVFP4 experts, FP8 elsewhere)" in msg
+    assert "kv_cache_config.free_gpu_memory_fraction 0.2 of the ~53.7 GiB of 268.6 GiB left after the weights" in msg
+    assert [(f[1], f[2], f[3]) for f in found] == [("gen_config.yaml", 2, 23)]  # at the first role's TP
+    assert line == 18

@@ -63,6 +63,7 @@ class Fit:
     headroom_gib: float     # estimated room left for the KV cache per GPU
     budget_how: str         # how the budget was derived, for messages
     layout: str             # "TP 4 x PP 2, experts over 8 ranks"
+    kv_how: str = ""        # how the KV headroom was derived, for the note
 
 
 def bytes_per_param(kb, name: str | None) -> float | None:
@@ -274,7 +275,11 @@ def estimate(ctx: Context, p: Process, entry: dict, where: Located | None, acc_n
     layout = f"TP {tp}" + (f" x PP {pp}" if pp > 1 else "")
     if experts and expert_ranks != tp:
         layout += f", experts over {expert_ranks} ranks (expert parallel over TP x DP)"
-    return Fit(need, allowed, float(device), headroom, how, layout), parts, upcast
+    kv_how = how
+    if p.engine == "trtllm":
+        kv_how = (f"{_FLAGS['trtllm']} {fraction:g} of the ~{max(device - need, 0):.1f} GiB of {device:.1f} GiB left "
+                  f"after the weights")
+    return Fit(need, allowed, float(device), headroom, how, layout, kv_how), parts, upcast
 
 
 def _precision_text(parts: Parts, upcast: str | None) -> str:
@@ -411,7 +416,7 @@ def check_weights_fit(ctx: Context):
         for p, fit, parts, upcast, entry in tight:
             role = f"{p.role.value}: " if p.role is not None else ""
             parts_text.append(f"{role}~{fit.weights_gib:.1f} GiB of weights per GPU at {fit.layout} leave "
-                              f"at most ~{max(fit.headroom_gib, 0):.1f} GiB for the KV cache ({fit.budget_how}, "
+                              f"at most ~{max(fit.headroom_gib, 0):.1f} GiB for the KV cache ({fit.kv_how}, "
                               f"{here(p.span)})")
         p0, _, parts0, upcast0, entry0 = tight[0]
         anchor = p0.settings.get("tp")
