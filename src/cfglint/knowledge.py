@@ -283,6 +283,18 @@ class Knowledge:
         return _load("kernels.yaml")
 
     @cached_property
+    def weight_formats(self) -> dict[str, float]:
+        """Bytes per parameter by weight format name (``NVFP4`` -> 0.5625), scales included:
+        rules/models.yaml ``weight_formats`` (MEM001). Entries without a positive number are left out."""
+        table = (_load("models.yaml") or {}).get("weight_formats") or {}
+        out: dict[str, float] = {}
+        for name, entry in table.items() if isinstance(table, dict) else ():
+            value = entry.get("bytes") if isinstance(entry, dict) else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+                out[str(name).upper()] = float(value)
+        return out
+
+    @cached_property
     def paths(self) -> dict:
         paths = _load("paths.yaml")
         for data in self.extra:
