@@ -121,6 +121,7 @@ def all_rules() -> dict[str, Rule]:
     from . import (coverage, declared, disagg, eagle, engine_schema, files, flags, hardware, image, io,  # noqa: F401
                    kernels, memory, nodes, parsers, redaction, speculative, topology)
     from . import configuration  # noqa: F401  (CFG001, reported while configurations are read)
+    from . import k8s_schema  # noqa: F401  (K8S004, Kubernetes objects against their schemas)
 
     return dict(sorted(REGISTRY.items()))
 
