@@ -135,16 +135,38 @@ def validate_object(node: YNode | None, display: str) -> ObjectFindings:
                                            kind_node.span)])
         return ObjectFindings(not_checked=NotChecked(CHECK, f"no schema for {api}/{kind}", kind_node.span))
     file, _ = SCHEMAS[(api, kind)]
+    from . import kbcache
+    from . import validation
+
+    data = to_python(node)
+    # an object that passed exactly this schema before passes again: a pre-commit run over an
+    # unchanged manifest then never imports jsonschema (the memo of validation.validate)
+    digest = key = None
+    if kbcache.enabled() and validation._small(node):
+        key = _memo_key(file)
+        digest = validation._digest(data) if key is not None and validation._usable(key) else None
+    if digest is not None and key is not None and digest in validation._passed(key):
+        return ObjectFindings(schema=file)
     try:
         compiled = _validator(api, kind)
     except (OSError, ValueError) as err:  # a schema file missing or broken in this installation
         return ObjectFindings(not_checked=NotChecked(CHECK, f"the schema for {api}/{kind} cannot be read ({err})",
                                                      kind_node.span))
-    from .validation import schema_findings
-
-    data = to_python(node)
-    raw = schema_findings(RULE_ID, compiled, node, data, display, _hint)
+    raw = validation.schema_findings(RULE_ID, compiled, node, data, display, _hint)
+    if not raw and digest is not None and key is not None:
+        validation._remember(key, digest)
     return ObjectFindings(sorted((_worded(f, kind) for f in raw), key=Finding.sort_key), schema=file)
+
+
+@lru_cache(maxsize=None)
+def _memo_key(file: str) -> str | None:
+    """Knowledge-cache key of the memo of objects that passed ``schemas/k8s/<file>``: the
+    file's and core.json's content and the installed jsonschema (validation._passed_key)."""
+    from . import kbcache
+    from .validation import _passed_key
+
+    own, core = _passed_key(f"k8s/{file}"), _passed_key("k8s/core.json")
+    return kbcache.key("k8s-passed", own, core) if own is not None and core is not None else None
 
 
 @lru_cache(maxsize=None)
