@@ -379,3 +379,14 @@ def test_a_clean_object_seen_before_does_not_import_jsonschema(tmp_path):
     assert run("d.yaml") == ["0", "False"]
     assert run("bad.yaml") == ["1", "True"]
     assert run("bad.yaml") == ["1", "True"]
+
+
+def test_enum_value_of_the_kubernetes_api():
+    text, f = _one(DEPLOYMENT, "          image: lmsysorg/sglang:latest\n",
+                   "          image: lmsysorg/sglang:latest\n          imagePullPolicy: IfNotPresnt\n")
+    assert (f.span.line, f.span.col) == position(text, "IfNotPresnt")
+    assert "imagePullPolicy" in f.message and "did you mean 'IfNotPresent'" in f.message
+    text, f = _one(DEPLOYMENT, "type: DirectoryOrCreate", "type: Dir")
+    assert (f.span.line, f.span.col) == position(text, "Dir\n")
+    assert "hostPath.type: 'Dir' is not an allowed value; allowed: '', 'DirectoryOrCreate'" in f.message
+    assert "None" not in f.message

@@ -58,6 +58,28 @@ EMBEDDABLE = (
     "io.k8s.api.core.v1.Lifecycle", "io.k8s.api.core.v1.NodeSelector",
     "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
 )
+# Values of the API's enum string types (Go constants of the +enum types in k8s.io/api,
+# kubernetes/kubernetes staging/src/k8s.io/api/{core,apps,batch}/v1/types.go at v1.37.0; the
+# v3 OpenAPI lists the same values). The swagger conversion read for core.json has no enums.
+ENUMS = {
+    ("io.k8s.api.core.v1.Container", "imagePullPolicy"): ["Always", "Never", "IfNotPresent"],
+    ("io.k8s.api.core.v1.Container", "terminationMessagePolicy"): ["File", "FallbackToLogsOnError"],
+    ("io.k8s.api.core.v1.PodSpec", "restartPolicy"): ["Always", "OnFailure", "Never"],
+    ("io.k8s.api.core.v1.PodSpec", "dnsPolicy"): ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"],
+    ("io.k8s.api.core.v1.PodSpec", "preemptionPolicy"): ["PreemptLowerPriority", "Never"],
+    ("io.k8s.api.core.v1.ContainerPort", "protocol"): ["TCP", "UDP", "SCTP"],
+    ("io.k8s.api.core.v1.Toleration", "operator"): ["Exists", "Equal"],
+    ("io.k8s.api.core.v1.Toleration", "effect"): ["NoSchedule", "PreferNoSchedule", "NoExecute"],
+    ("io.k8s.api.core.v1.NodeSelectorRequirement", "operator"): ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"],
+    ("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", "operator"): ["In", "NotIn", "Exists",
+                                                                                   "DoesNotExist"],
+    ("io.k8s.api.core.v1.HostPathVolumeSource", "type"): ["", "DirectoryOrCreate", "Directory", "FileOrCreate",
+                                                          "File", "Socket", "CharDevice", "BlockDevice"],
+    ("io.k8s.api.apps.v1.DeploymentStrategy", "type"): ["Recreate", "RollingUpdate"],
+    ("io.k8s.api.apps.v1.StatefulSetSpec", "podManagementPolicy"): ["OrderedReady", "Parallel"],
+    ("io.k8s.api.apps.v1.StatefulSetUpdateStrategy", "type"): ["RollingUpdate", "OnDelete"],
+    ("io.k8s.api.batch.v1.JobSpec", "completionMode"): ["NonIndexed", "Indexed"],
+}
 KEEP = ("type", "required", "enum", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength",
         "x-kubernetes-preserve-unknown-fields")
 
@@ -141,6 +163,9 @@ def core(path: str, source: str) -> dict:
             slim["properties"]["status"] = {"type": ["object", "null"]}
             slim.pop("required", None)
             slim["required"] = ["apiVersion", "kind"]
+        for (owner, prop), values in ENUMS.items():
+            if owner == name:
+                slim["properties"][prop]["enum"] = values + [None]
         out[name] = slim
         found: set[str] = set()
         _refs(slim, found)

@@ -206,6 +206,7 @@ _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a numbe
 _WHERE = re.compile(r"^(?P<where>.*?): (?P<text>.*)$", re.S)
 _UNKNOWN = re.compile(r"^unknown field (?P<key>'.*?'|\".*?\"); (?P<hint>.*)$", re.S)
 _NOT_TYPE = re.compile(r"^(?P<shown>.*) is not of type (?P<types>('[a-z]+'(, | or )?)+)(?P<rest>.*)$", re.S)
+_NOT_ONE_OF = re.compile(r"^(?P<shown>.*) is not one of \[(?P<values>.*)\]$", re.S)
 _REQUIRED = re.compile(r"^(?P<key>'.*?') is a required property$", re.S)
 
 
@@ -241,6 +242,11 @@ def _worded(f: Finding, kind: str) -> Finding:
         elif {"integer", "number"} & set(types) and re.fullmatch(r"'-?[0-9]+(\.[0-9]+)?'", shown):
             advice = f"; write it without quotes: {shown[1:-1]}"
         f.message = f"{place}: {shown} must be {want}{t.group('rest')}{advice}"
+        return f
+    e = _NOT_ONE_OF.match(text)
+    if e:
+        values = [v for v in (x.strip() for x in e.group("values").split(", ")) if v != "None"]
+        f.message = f"{place}: {e.group('shown')} is not an allowed value; allowed: {', '.join(values)}"
         return f
     r = _REQUIRED.match(text)
     if r:
