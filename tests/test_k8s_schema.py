@@ -390,3 +390,18 @@ def test_enum_value_of_the_kubernetes_api():
     assert (f.span.line, f.span.col) == position(text, "Dir\n")
     assert "hostPath.type: 'Dir' is not an allowed value; allowed: '', 'DirectoryOrCreate'" in f.message
     assert "None" not in f.message
+
+
+def test_deploy_time_placeholders_are_not_checked_not_errors():
+    # envsubst and Helm templates fill these in at deploy time: not an error of the manifest as
+    # written, and not a silent pass either
+    text = DEPLOYMENT.replace("  replicas: 1", "  replicas: ${REPLICAS}").replace(
+        "containerPort: 30000", "containerPort: '{{ .Values.port }}'")
+    result = _check(text)
+    assert list(result) == []
+    assert [(p.span.line, p.span.col) for p in result.partial] == [position(text, "${REPLICAS}"),
+                                                                     position(text, "'{{ .Values.port }}'")]
+    assert all("placeholder filled in at deploy time" in p.why for p in result.partial)
+    # a misspelled key next to a placeholder is still reported
+    (f,) = _check(text.replace("  replicas: ${REPLICAS}", "  replica: ${REPLICAS}"))
+    assert "did you mean 'replicas'" in f.message

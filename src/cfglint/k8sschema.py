@@ -65,7 +65,8 @@ REMOVED: dict[tuple[str, str], tuple[str, str]] = {
 @dataclass(frozen=True, slots=True)
 class NotChecked:
     """Why an object was not validated, shaped for ``Context.not_checked(check, why, span)``
-    (COV001 folds it into the unit's note): ``why`` reads "no schema for <apiVersion>/<kind>"."""
+    (COV001 folds it into the unit's note): ``why`` reads "no schema for <apiVersion>/<kind>", or
+    for one value of a validated object "value '${REPLICAS}' is a placeholder ..."."""
 
     check: str
     why: str
@@ -78,12 +79,16 @@ class NotChecked:
 class ObjectFindings(list):
     """The K8S004 findings of one object (a ``list[Finding]``), with what was validated:
     ``schema`` the file under schemas/k8s/ (None when nothing was), ``not_checked`` a
-    :class:`NotChecked` when the object could not be validated (no schema for its kind)."""
+    :class:`NotChecked` when the object could not be validated (no schema for its kind),
+    ``partial`` one :class:`NotChecked` per value that is a deploy-time placeholder
+    (``${REPLICAS}``, ``<port>``, ``{{ .Values.x }}``) where the schema wants another type or value."""
 
-    def __init__(self, findings=(), schema: str | None = None, not_checked: NotChecked | None = None):
+    def __init__(self, findings=(), schema: str | None = None, not_checked: NotChecked | None = None,
+                 partial: list[NotChecked] | None = None):
         super().__init__(findings)
         self.schema = schema
         self.not_checked = not_checked
+        self.partial = partial or []   # values of a validated object that could not be checked
 
 
 def _scalar_text(node: YNode | None) -> str | None:
@@ -155,7 +160,34 @@ def validate_object(node: YNode | None, display: str) -> ObjectFindings:
     raw = validation.schema_findings(RULE_ID, compiled, node, data, display, _hint)
     if not raw and digest is not None and key is not None:
         validation._remember(key, digest)
-    return ObjectFindings(sorted((_worded(f, kind) for f in raw), key=Finding.sort_key), schema=file)
+    raw, partial = _placeholders(raw, node)
+    return ObjectFindings(sorted((_worded(f, kind) for f in raw), key=Finding.sort_key), schema=file,
+                          partial=partial)
+
+
+# a value filled in at deploy time: envsubst ${VAR} / $VAR, Helm or Jinja {{ ... }}, a <placeholder>
+_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*?\}\}|<[^<>\s][^<>]*>")
+_VALUE_ERROR = re.compile(r": .* (is not of type|is not one of|is not an allowed value|is not one of the allowed values)")
+
+
+def _placeholders(found: list[Finding], root: YNode) -> tuple[list[Finding], list[NotChecked]]:
+    """Type and value errors on a string holding a deploy-time placeholder are not errors of the
+    manifest as written: each becomes a not-checked note instead."""
+    if not found:
+        return found, []
+    from .yamlsrc import nodes
+
+    scalars = {n.span: n for n in nodes(root) if isinstance(n, YScalar) and isinstance(n.value, str)}
+    keep: list[Finding] = []
+    partial: list[NotChecked] = []
+    for f in found:
+        target = scalars.get(f.span)
+        if target is not None and _PLACEHOLDER.search(target.value) and _VALUE_ERROR.search(f.message):
+            partial.append(NotChecked(CHECK, f"value {quote(target.value)} is a placeholder filled in at deploy "
+                                             f"time; its type and value are not checked", f.span))
+        else:
+            keep.append(f)
+    return keep, partial
 
 
 @lru_cache(maxsize=None)

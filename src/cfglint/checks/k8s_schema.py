@@ -51,7 +51,6 @@ def invalid_workload(ctx: Context):
         if cfg.written_by is not None or not _is_object(cfg.root):
             continue
         result = validate_object(cfg.root, cfg.display)
-        if result.not_checked is not None:
-            nc = result.not_checked
+        for nc in ([result.not_checked] if result.not_checked is not None else []) + result.partial:
             ctx.not_checked(nc.check, nc.why, nc.span)
         yield from result
