@@ -405,3 +405,23 @@ def test_deploy_time_placeholders_are_not_checked_not_errors():
     # a misspelled key next to a placeholder is still reported
     (f,) = _check(text.replace("  replicas: ${REPLICAS}", "  replica: ${REPLICAS}"))
     assert "did you mean 'replicas'" in f.message
+
+
+def test_a_probe_indented_under_a_volume_says_where_it_belongs():
+    # as in a published RoleBasedGroup example: the probes sit under volumes[0], not the container
+    text = DEPLOYMENT.replace("            sizeLimit: 64Gi\n",
+                              "            sizeLimit: 64Gi\n          readinessProbe:\n            httpGet: {path: /health, port: 30000}\n")
+    (f,) = _check(text)
+    assert (f.span.line, f.span.col) == position(text, "readinessProbe:")
+    assert "'readinessProbe' is not a field of the Deployment's spec.template.spec.volumes[1]" in f.message
+    assert "is a field of a container" in f.message and "indented" in f.message
+
+
+def test_a_kustomize_patch_may_leave_out_required_fields():
+    patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  template:\n    spec:\n" \
+            "      containers:\n      - name: sglang\n        args: [--tp-size, '8']\n"
+    assert [f.message for f in _check(patch)] == ["the Deployment's spec: 'selector' is required here and missing"]
+    assert list(validate_object(parse_yaml(patch, "p.yaml"), "p.yaml", patch=True)) == []
+    typo = patch.replace("        args:", "        arg:")
+    (f,) = validate_object(parse_yaml(typo, "p.yaml"), "p.yaml", patch=True)
+    assert "did you mean 'args'" in f.message

@@ -21,7 +21,8 @@ validation Strict (kubectl's default since 1.27) refuses unknown fields.
 ``openAPIV3Schema`` becomes schemas/k8s/FILE.json. Objects with ``properties`` are closed unless
 they say ``x-kubernetes-preserve-unknown-fields`` (as the server's pruning and Strict field
 validation treat them); ``null`` is accepted wherever a CRD field is optional (the server prunes
-nulls of non-nullable fields); ``x-kubernetes-int-or-string`` becomes integer-or-string. Objects
+nulls of non-nullable fields); a required field with a ``default`` is not required (the server
+defaults before it validates); ``x-kubernetes-int-or-string`` becomes integer-or-string. Objects
 that are embedded Kubernetes types (a pod template, a container, resources, ...) become
 references to core.json, so the two are validated alike: an object whose property names are a
 subset of one core definition's and at least 80% of them (or, for a pod template, ``metadata`` +
@@ -186,8 +187,11 @@ def _embedded(node: dict, core_defs: dict) -> str | None:
     if len(props) < 3:
         return None
     best, overlap = None, 0
+    required = set(node.get("required") or [])
     for name in EMBEDDABLE:
         q = _props(core_defs[name])
+        if required != set(core_defs[name].get("required") or []):  # e.g. Dynamo's mainContainer: no name needed
+            continue
         if props <= q and len(props) >= 0.8 * len(q) and len(props) > overlap:
             best, overlap = name, len(props)
     return best
@@ -209,8 +213,12 @@ def _slim_crd(node, core_defs: dict, top: bool = False):
         if name:
             return _ref(name, "core.json")
     out: dict = {}
+    defaulted = {p for p, sub in (node.get("properties") or {}).items() if isinstance(sub, dict) and "default" in sub}
     for k, v in node.items():
-        if k == "type":
+        if k == "required":  # the server applies a CRD's defaults before it validates
+            if [r for r in v if r not in defaulted]:
+                out[k] = [r for r in v if r not in defaulted]
+        elif k == "type":
             out[k] = _with_null(v)
         elif k in KEEP:
             out[k] = v

@@ -103,7 +103,7 @@ def _versions_of(kind: str) -> list[str]:
     return sorted({a for (a, k) in SCHEMAS if k == kind})
 
 
-def validate_object(node: YNode | None, display: str) -> ObjectFindings:
+def validate_object(node: YNode | None, display: str, patch: bool = False) -> ObjectFindings:
     """K8S004 findings of one Kubernetes object: ``node`` is one YAML document's root as
     :func:`cfglint.yamlsrc.parse_yaml` returns it, ``display`` the file's display path (used for
     findings without a node of their own).
@@ -113,7 +113,9 @@ def validate_object(node: YNode | None, display: str) -> ObjectFindings:
     document is not an object with ``apiVersion`` and ``kind`` or cfglint has no schema for them
     ("no schema for <apiVersion>/<kind>"): the caller reports that as COV001, never as a pass.
     A removed workload API version (``apps/v1beta2`` Deployment) and a kind its API group does
-    not have are findings. Never raises for bad input.
+    not have are findings. ``patch``: the object is a kustomize patch (a fragment merged into
+    another object), so a missing required field is not an error; unknown fields and wrong
+    types still are. Never raises for bad input.
     """
     if not isinstance(node, YMap):
         return ObjectFindings(not_checked=NotChecked(CHECK, "the YAML document is not a Kubernetes object (not a mapping)",
@@ -161,6 +163,9 @@ def validate_object(node: YNode | None, display: str) -> ObjectFindings:
     if not raw and digest is not None and key is not None:
         validation._remember(key, digest)
     raw, partial = _placeholders(raw, node)
+    if patch:
+        raw = [f for f in raw if not _REQUIRED.match(_WHERE.match(f.message).group("text") if _WHERE.match(f.message)
+                                                      else f.message)]
     return ObjectFindings(sorted((_worded(f, kind) for f in raw), key=Finding.sort_key), schema=file,
                           partial=partial)
 
@@ -289,12 +294,26 @@ def _worded(f: Finding, kind: str) -> Finding:
 
 
 def _hint(path: tuple, key: str) -> str | None:
-    """Advice for an unknown key that is a known field one level down or up (None: the
-    default "did you mean" / "allowed" advice)."""
+    """Advice for an unknown key that belongs elsewhere: a pod-template field in a workload's
+    spec, a container or pod field indented under another key (None: the default "did you
+    mean" / "allowed" advice)."""
     placed = _MISPLACED.get(key)
     if placed and path and path[-1] == "spec" and len(path) <= 1:
         return f"{quote(key)} belongs in {placed}"
+    for owner, what in (("io.k8s.api.core.v1.Container", "a container (an item of containers)"),
+                        ("io.k8s.api.core.v1.PodSpec", "a pod spec (template.spec)")):
+        if key in _core_fields(owner):
+            return f"{quote(key)} is a field of {what}: is it indented under the wrong key?"
     return None
+
+
+@lru_cache(maxsize=None)
+def _core_fields(name: str) -> frozenset:
+    """Property names of one definition of core.json."""
+    try:
+        return frozenset((_resource("core.json").contents["$defs"][name].get("properties") or {}))
+    except (OSError, ValueError, KeyError):
+        return frozenset()
 
 
 # fields people put in a workload's spec that belong in its pod template's spec
