@@ -425,3 +425,82 @@ def test_a_kustomize_patch_may_leave_out_required_fields():
     typo = patch.replace("        args:", "        arg:")
     (f,) = validate_object(parse_yaml(typo, "p.yaml"), "p.yaml", patch=True)
     assert "did you mean 'args'" in f.message
+
+
+def _generator():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_k8s_schemas", Path(__file__).resolve().parents[1] / "tools"
+                                                  / "gen_k8s_schemas.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+spec:
+  group: example.x-k8s.io
+  names: {kind: Example}
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          apiVersion: {type: string}
+          kind: {type: string}
+          metadata: {type: object}
+          spec:
+            type: object
+            required: [template, rollout]
+            properties:
+              size: {type: integer, default: 1, minimum: 1, description: words}
+              mode: {type: string, enum: [A, B]}
+              maxSurge: {x-kubernetes-int-or-string: true, anyOf: [{type: integer}, {type: string}]}
+              extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+              rollout:
+                type: object
+                required: [type]
+                properties:
+                  type: {type: string, default: RollingUpdate}
+              template:
+                type: object
+                properties:
+                  metadata: {type: object}
+                  spec:
+                    type: object
+                    required: [containers]
+                    properties:
+                      containers: {type: array, items: {type: object}}
+          status: {type: object, properties: {ready: {type: integer}}}
+"""
+
+
+def test_generator_writes_the_facts_of_a_crd_as_the_server_applies_them(tmp_path):
+    gen = _generator()
+    (tmp_path / "crd.yaml").write_text(CRD, encoding="utf-8")
+    out = gen.crd(str(tmp_path / "crd.yaml"), "v1", "example", "owner/repo path.yaml at abc123")
+    spec = out["properties"]["spec"]
+    assert out["x-source"] == "owner/repo path.yaml at abc123" and out["x-kind"] == "Example"
+    assert spec["additionalProperties"] is False and out["additionalProperties"] is False   # closed
+    assert spec["properties"]["size"] == {"type": ["integer", "null"], "minimum": 1}          # no prose, no default
+    assert spec["properties"]["mode"]["enum"] == ["A", "B", None]
+    assert spec["properties"]["maxSurge"] == {"type": ["integer", "string", "null"]}
+    assert "additionalProperties" not in spec["properties"]["extra"]                          # preserved: open
+    assert "required" not in spec["properties"]["rollout"]            # defaulted by the server before validation
+    assert spec["required"] == ["template", "rollout"]
+    assert spec["properties"]["template"] == {"$ref": "core.json#/$defs/io.k8s.api.core.v1.PodTemplateSpec"}
+    assert out["properties"]["metadata"]["$ref"].endswith("ObjectMeta") and out["properties"]["status"] == {
+        "type": ["object", "null"]}
+
+
+def test_a_manifest_a_launch_script_writes_is_checked_at_its_lines(tmp_path):
+    d = copy_submission("artificial-analysis/kimi-k3/b300-sglang-tp8", tmp_path)
+    script = d / "run.sh"
+    body = DEPLOYMENT.replace("  replicas: 1", "  replica: 1")
+    script.write_text(script.read_text(encoding="utf-8") + "cat > deploy.yaml <<'EOF'\n" + body
+                      + "EOF\nkubectl apply -f deploy.yaml\n", encoding="utf-8")
+    found = only(lint(d), "K8S004")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", position(script.read_text(), "replica:")[0], 3)]
