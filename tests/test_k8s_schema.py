@@ -504,3 +504,10 @@ def test_a_manifest_a_launch_script_writes_is_checked_at_its_lines(tmp_path):
                       + "EOF\nkubectl apply -f deploy.yaml\n", encoding="utf-8")
     found = only(lint(d), "K8S004")
     assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", position(script.read_text(), "replica:")[0], 3)]
+
+
+def test_a_label_yaml_reads_as_a_number_or_boolean_names_the_text_as_written():
+    text = DEPLOYMENT.replace("    app: deepseek-v4-flash\nspec:", "    app: deepseek-v4-flash\n    version: 1.10\nspec:")
+    (f,) = _check(text)
+    assert (f.span.line, f.span.col) == position(text, "1.10")
+    assert "metadata.labels.version" in f.message and 'YAML reads 1.10 as a number: quote it, "1.10"' in f.message

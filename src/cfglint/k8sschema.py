@@ -166,7 +166,8 @@ def validate_object(node: YNode | None, display: str, patch: bool = False) -> Ob
     if patch:
         raw = [f for f in raw if not _REQUIRED.match(_WHERE.match(f.message).group("text") if _WHERE.match(f.message)
                                                       else f.message)]
-    return ObjectFindings(sorted((_worded(f, kind) for f in raw), key=Finding.sort_key), schema=file,
+    scalars = _scalars(node) if raw else {}
+    return ObjectFindings(sorted((_worded(f, kind, scalars.get(f.span)) for f in raw), key=Finding.sort_key), schema=file,
                           partial=partial)
 
 
@@ -175,19 +176,24 @@ _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*?\}\}|<[^
 _VALUE_ERROR = re.compile(r": .* (is not of type|is not one of|is not an allowed value|is not one of the allowed values)")
 
 
+def _scalars(root: YNode) -> dict[Span, YScalar]:
+    """Every scalar of the object by its span (a finding's span is its node's)."""
+    from .yamlsrc import nodes
+
+    return {n.span: n for n in nodes(root) if isinstance(n, YScalar)}
+
+
 def _placeholders(found: list[Finding], root: YNode) -> tuple[list[Finding], list[NotChecked]]:
     """Type and value errors on a string holding a deploy-time placeholder are not errors of the
     manifest as written: each becomes a not-checked note instead."""
     if not found:
         return found, []
-    from .yamlsrc import nodes
-
-    scalars = {n.span: n for n in nodes(root) if isinstance(n, YScalar) and isinstance(n.value, str)}
+    scalars = _scalars(root)
     keep: list[Finding] = []
     partial: list[NotChecked] = []
     for f in found:
         target = scalars.get(f.span)
-        if target is not None and _PLACEHOLDER.search(target.value) and _VALUE_ERROR.search(f.message):
+        if target is not None and isinstance(target.value, str) and _PLACEHOLDER.search(target.value) and _VALUE_ERROR.search(f.message):
             partial.append(NotChecked(CHECK, f"value {quote(target.value)} is a placeholder filled in at deploy "
                                              f"time; its type and value are not checked", f.span))
         else:
@@ -258,7 +264,7 @@ def _place(where: str, kind: str) -> str:
     return f"the {kind}'s {dotted}"
 
 
-def _worded(f: Finding, kind: str) -> Finding:
+def _worded(f: Finding, kind: str, target: YScalar | None = None) -> Finding:
     """A schema finding in plain words: what is wrong, where (as a kubectl path), the right value."""
     m = _WHERE.match(f.message)
     if not m:
@@ -275,7 +281,9 @@ def _worded(f: Finding, kind: str) -> Finding:
         shown = t.group("shown")
         advice = ""
         if "string" in types and shown[:1] not in ("'", '"', "[", "{") and shown != "None":
-            advice = f"; YAML reads {shown} as a {'boolean' if shown in ('True', 'False') else 'number'}: quote it"
+            written = target.text if target is not None and target.text else shown
+            what = "true or false" if shown in ("True", "False") else "a number"
+            advice = f"; YAML reads {written} as {what}: quote it, \"{written}\""
         elif {"integer", "number"} & set(types) and re.fullmatch(r"'-?[0-9]+(\.[0-9]+)?'", shown):
             advice = f"; write it without quotes: {shown[1:-1]}"
         f.message = f"{place}: {shown} must be {want}{t.group('rest')}{advice}"
