@@ -313,6 +313,9 @@ def test_every_kind_the_issue_names_has_a_schema_that_compiles_and_cites_its_sou
         assert " at " in src and "/" in src.split()[0] and ".yaml" in src or "openapi-spec" in src, (file, src)
         if file != "core.json":
             assert (data["x-api-version"], data["x-kind"]) == (api, kind)
+        import jsonschema
+
+        jsonschema.Draft202012Validator.check_schema(data)   # well-formed JSON Schema
         minimal = {"apiVersion": api, "kind": kind}
         list(k8sschema._validator(api, kind).iter_errors(minimal))  # every reference resolves
 
