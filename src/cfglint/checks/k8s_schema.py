@@ -47,10 +47,14 @@ def _is_object(root) -> bool:
      "kubernetes.io/docs/reference/using-api/api-concepts/#field-validation (Strict: unknown fields are errors)"),
 )
 def invalid_workload(ctx: Context):
+    """Every Kubernetes object among the unit's YAML configurations (listed in files.configs, or
+    written by a launch script's heredoc). A file the load stage already validated (it holds
+    K8S004 findings, as SUB001 is produced for the manifest) is not validated again."""
     from ..k8sschema import validate_object
 
+    done = {f.span.path for f in ctx.sub.findings if f.rule_id == "K8S004"}
     for cfg in ctx.sub.configs:
-        if not _is_object(cfg.root):   # a heredoc a launch script writes counts too (kubectl apply -f)
+        if not _is_object(cfg.root) or cfg.display in done:   # a heredoc a script writes counts too
             continue
         result = validate_object(cfg.root, cfg.display)
         for nc in ([result.not_checked] if result.not_checked is not None else []) + result.partial:
