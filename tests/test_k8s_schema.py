@@ -514,3 +514,21 @@ def test_a_label_yaml_reads_as_a_number_or_boolean_names_the_text_as_written():
     (f,) = _check(text)
     assert (f.span.line, f.span.col) == position(text, "1.10")
     assert "metadata.labels.version" in f.message and 'YAML reads 1.10 as a number: quote it, "1.10"' in f.message
+
+
+def test_the_check_reads_manifest_documents_the_load_stage_keeps_apart():
+    # a load stage that keeps a manifest's documents as (display, root) pairs in sub.k8s_objects
+    from types import SimpleNamespace
+
+    from cfglint.checks.k8s_schema import invalid_workload
+
+    gaps = []
+    bad = DEPLOYMENT.replace("  replicas: 1", "  replica: 1")
+    sub = SimpleNamespace(configs=[], findings=[], k8s_objects=[
+        ("a.yaml", parse_yaml(bad, "a.yaml")), ("b.yaml", parse_yaml("apiVersion: v1\nkind: Service\n", "b.yaml"))])
+    ctx = SimpleNamespace(sub=sub, not_checked=lambda check, why, span: gaps.append(why))
+    found = list(invalid_workload(ctx))
+    assert [(f.span.path, f.span.line) for f in found] == [("a.yaml", position(bad, "replica:")[0])]
+    assert gaps == ["no schema for v1/Service"]
+    sub.findings = found   # the load stage validated a.yaml already: not again
+    assert list(invalid_workload(ctx)) == []

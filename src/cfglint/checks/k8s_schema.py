@@ -48,15 +48,19 @@ def _is_object(root) -> bool:
 )
 def invalid_workload(ctx: Context):
     """Every Kubernetes object among the unit's YAML configurations (listed in files.configs, or
-    written by a launch script's heredoc). A file the load stage already validated (it holds
+    written by a launch script's heredoc) and its manifests' documents. A file the load stage already validated (it holds
     K8S004 findings, as SUB001 is produced for the manifest) is not validated again."""
     from ..k8sschema import validate_object
 
     done = {f.span.path for f in ctx.sub.findings if f.rule_id == "K8S004"}
-    for cfg in ctx.sub.configs:
-        if not _is_object(cfg.root) or cfg.display in done:   # a heredoc a script writes counts too
+    objects = [(cfg.display, cfg.root) for cfg in ctx.sub.configs]   # a heredoc a script writes counts too
+    # the documents of Kubernetes manifests, where the load stage keeps them apart from engine
+    # configs ((display, root) pairs; absent where it does not)
+    objects += list(getattr(ctx.sub, "k8s_objects", None) or [])
+    for display, root in objects:
+        if not _is_object(root) or display in done:
             continue
-        result = validate_object(cfg.root, cfg.display)
+        result = validate_object(root, display)
         for nc in ([result.not_checked] if result.not_checked is not None else []) + result.partial:
             ctx.not_checked(nc.check, nc.why, nc.span)
         yield from result
