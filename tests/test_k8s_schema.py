@@ -532,3 +532,13 @@ def test_the_check_reads_manifest_documents_the_load_stage_keeps_apart():
     assert gaps == ["no schema for v1/Service"]
     sub.findings = found   # the load stage validated a.yaml already: not again
     assert list(invalid_workload(ctx)) == []
+
+
+def test_a_manifest_with_thousands_of_errors_reports_the_first_ones_and_says_so():
+    n = 1000
+    text = "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n" + "".join(
+        f"  - {{name: c{i}, imag: x}}\n" for i in range(n))
+    result = _check(text)
+    assert len(result) == k8sschema.MAX_ERRORS < n
+    assert [p.why for p in result.partial] == [f"only the first {k8sschema.MAX_ERRORS} schema errors of this Pod are "
+                                               "reported"]

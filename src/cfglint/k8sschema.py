@@ -159,10 +159,14 @@ def validate_object(node: YNode | None, display: str, patch: bool = False) -> Ob
     except (OSError, ValueError) as err:  # a schema file missing or broken in this installation
         return ObjectFindings(not_checked=NotChecked(CHECK, f"the schema for {api}/{kind} cannot be read ({err})",
                                                      kind_node.span))
-    raw = validation.schema_findings(RULE_ID, compiled, node, data, display, _hint)
+    capped = _Capped(compiled)
+    raw = validation.schema_findings(RULE_ID, capped, node, data, display, _hint)
     if not raw and digest is not None and key is not None:
         validation._remember(key, digest)
     raw, partial = _placeholders(raw, node)
+    if capped.stopped:
+        partial.append(NotChecked(CHECK, f"only the first {MAX_ERRORS} schema errors of this {kind} are reported",
+                                  kind_node.span))
     if patch:
         raw = [f for f in raw if not _REQUIRED.match(_WHERE.match(f.message).group("text") if _WHERE.match(f.message)
                                                       else f.message)]
@@ -199,6 +203,25 @@ def _placeholders(found: list[Finding], root: YNode) -> tuple[list[Finding], lis
         else:
             keep.append(f)
     return keep, partial
+
+
+MAX_ERRORS = 200   # schema errors read per object: a generated or hostile manifest can hold thousands
+
+
+class _Capped:
+    """A compiled validator whose ``iter_errors`` stops after :data:`MAX_ERRORS` errors
+    (``stopped`` then tells that more may follow)."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self.stopped = False
+
+    def iter_errors(self, instance):
+        for n, err in enumerate(self.compiled.iter_errors(instance)):
+            if n >= MAX_ERRORS:
+                self.stopped = True
+                return
+            yield err
 
 
 @lru_cache(maxsize=None)
