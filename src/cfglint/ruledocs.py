@@ -50,10 +50,14 @@ def render(rule: Rule) -> str:
         base = ex.get("base", "")
         out += ["## Example", "",
                 f"Taken from the published submission `examples/submissions/{base}`"
-                + (" (with " + ", ".join(f"`{s['after'].strip()}`" for s in ex.get("setup") or []) + ")"
+                + (" (with " + ", ".join(f"`{s['after'].strip()}`" if "after" in s else f"`{s['file']}` added, below"
+                                         for s in ex.get("setup") or []) + ")"
                    if ex.get("setup") else "") + f". In `{change['file']}`, this fails:", "",
                 "```", _snippet(change["after"]).rstrip("\n"), "```", "", "and this, as published, passes:", "",
                 "```", _snippet(change["before"]).rstrip("\n"), "```", ""]
+        for s in ex.get("setup") or []:
+            if "create" in s:  # e.g. K8S004: a Kubernetes manifest added to the submission
+                out += [f"`{s['file']}` as added:", "", "```", s["create"].rstrip("\n"), "```", ""]
     if ex.get("fix"):
         out += ["## How to fix", "", _md(ex["fix"]), ""]
     if rule.sources:

@@ -122,6 +122,7 @@ def all_rules() -> dict[str, Rule]:
                    kernels, memory, nodes, parsers, redaction, speculative, topology)
     from . import capacity  # noqa: F401  (MEM001)
     from . import configuration  # noqa: F401  (CFG001, reported while configurations are read)
+    from . import k8s_schema  # noqa: F401  (K8S004, Kubernetes objects against their schemas)
 
     return dict(sorted(REGISTRY.items()))
 
