@@ -83,7 +83,7 @@ def test_knowledge_date_is_not_older_than_any_cited_date():
 def test_distribution_name_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["name"] == cfglint.DISTRIBUTION == "cfglint-serving"
-    assert project["scripts"] == {"cfglint": "cfglint.cli:main"}  # the command keeps its name
+    assert project["scripts"] == {"cfglint": "cfglint.cli:run"}  # the command keeps its name
 
 
 def test_sarif_driver_names_what_it_was_checked_against(tmp_path):

@@ -71,7 +71,7 @@ def test_wheel_metadata_names_the_distribution_and_the_command(dists):
         entry_points = whl.read(f"{STEM}.dist-info/entry_points.txt").decode()
     assert meta["Name"] == "cfglint-serving"
     assert meta["Requires-Python"] == ">=3.11"
-    assert "cfglint = cfglint.cli:main" in entry_points
+    assert "cfglint = cfglint.cli:run" in entry_points
 
 
 def test_wheel_ships_rules_and_schemas(dists):

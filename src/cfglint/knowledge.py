@@ -52,6 +52,14 @@ class _Bundled:
             parts = kbcache.store(self.key, {name: _parse(raw) for name, raw in self.raw.items()})
         self.parts = parts or {}  # no cache: each file is parsed when it is loaded, as it was before
 
+    def shared(self, name: str) -> Any:
+        """The data of ``rules/<name>`` decoded once per process and shared: for readers that never
+        change it (the flag lists: flag checks and the coverage a report names)."""
+        memo = self.__dict__.setdefault("_shared", {})
+        if name not in memo:
+            memo[name] = self.load(name)
+        return memo[name]
+
     def load(self, name: str) -> Any:
         """The data of ``rules/<name>`` ({} when the file does not exist), new objects on every call
         (callers add the user's entries to them)."""
@@ -73,6 +81,11 @@ def _bundled(rules: str) -> _Bundled:
 def _load(name: str) -> Any:
     """Data of the bundled knowledge file ``rules/<name>`` (``flags/vllm.yaml``), {} if missing."""
     return _bundled(str(data_dir("rules"))).load(name)
+
+
+def _shared(name: str) -> Any:
+    """:func:`_load`'s data decoded once per process, for readers that never change it."""
+    return _bundled(str(data_dir("rules"))).shared(name)
 
 
 bundled_data = _load   # public name, for the other readers of rules/ (rule pages: examples.yaml)
@@ -686,25 +699,25 @@ class FlagRegistry:
 
 def _registries() -> dict[str, FlagRegistry]:
     out: dict[str, FlagRegistry] = {}
-    sg = _load("flags/sglang.yaml")
+    sg = _shared("flags/sglang.yaml")
     if sg:
         out["sglang"] = FlagRegistry("sglang", sg.get("flags"), sg.get("source", ""), sg.get("removed_flags"),
                                      sg.get("did_you_mean"), allow_abbrev=True)
         out["sglang"].versions = [str(v) for v in sg.get("versions") or []]
-    vl = _load("flags/vllm.yaml")
+    vl = _shared("flags/vllm.yaml")
     if vl:
         out["vllm"] = FlagRegistry("vllm", vl.get("flags"), vl.get("source", ""), vl.get("removed_flags"),
                                    vl.get("did_you_mean"), allow_abbrev=bool(vl.get("abbreviations")),
                                    underscores=bool(vl.get("underscore_equivalent")))
         out["vllm"].versions = [str(vl["version"])] if vl.get("version") else []
-    tr = _load("flags/trtllm.yaml")
+    tr = _shared("flags/trtllm.yaml")
     if tr:
         out["trtllm"] = FlagRegistry("trtllm", tr.get("flags"), tr.get("source", ""), tr.get("removed_flags"),
                                      tr.get("did_you_mean"))
         if tr.get("disaggregated_flags"):
             out["trtllm.disaggregated"] = FlagRegistry("trtllm.disaggregated", tr.get("disaggregated_flags"),
                                                        tr.get("source", ""))
-    dy = _load("flags/dynamo.yaml")
+    dy = _shared("flags/dynamo.yaml")
     for part in ("frontend", "trtllm", "sglang", "vllm"):
         entry = dy.get(part) if isinstance(dy, dict) else None
         if isinstance(entry, dict) and entry.get("flags") is not None:
@@ -743,7 +756,7 @@ def coverage() -> dict:
     engines: dict[str, list[str]] = {}
     names = sorted(n for n in _bundled(str(data_dir("rules"))).raw if n.startswith("flags/"))
     for name in names:
-        data = _load(name)
+        data = _shared(name)
         if not isinstance(data, dict):
             continue
         found = data.get("versions") or data.get("version") or data.get("release_line")

@@ -50,8 +50,6 @@ def invalid_workload(ctx: Context):
     """Every Kubernetes object among the unit's YAML configurations (listed in files.configs, or
     written by a launch script's heredoc) and its manifests' documents. A file the load stage already validated (it holds
     K8S004 findings, as SUB001 is produced for the manifest) is not validated again."""
-    from ..k8sschema import validate_object
-
     done = {f.span.path for f in ctx.sub.findings if f.rule_id == "K8S004"}
     objects = [(cfg.display, cfg.root) for cfg in ctx.sub.configs]   # a heredoc a script writes counts too
     # the documents of Kubernetes manifests, where the load stage keeps them apart from engine
@@ -60,6 +58,8 @@ def invalid_workload(ctx: Context):
     for display, root in objects:
         if not _is_object(root) or display in done:
             continue
+        from ..k8sschema import validate_object   # only with an object to check: its import is ~3 ms
+
         result = validate_object(root, display)
         for nc in ([result.not_checked] if result.not_checked is not None else []) + result.partial:
             ctx.not_checked(nc.check, nc.why, nc.span)
