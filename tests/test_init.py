@@ -255,3 +255,107 @@ def test_new_manifest_is_invalid_until_filled_in(tmp_path):
     assert {f[2] for f in sub} == {2 + 1, text.split("\n").index("  accelerator: null  # FILL IN: the accelerator product, e.g. "
                                                                   "H200, B300, GB300, MI355X (rules/accelerators.yaml)") + 1,
                                    text.split("\n").index(next(l for l in text.split("\n") if l.startswith("  accelerators_total"))) + 1}
+
+
+# ---- command line: dry run, diff, bad input, safe writes -----------------------------------------
+def _cli(*args):
+    return CliRunner().invoke(main, ["init", *args], catch_exceptions=False)
+
+
+def test_dry_run_and_diff_write_nothing(tmp_path):
+    d = copy_submission("recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep", tmp_path)
+    line = replace_once(d / "submission.yaml", "    dp: 8\n", "    dp: 2\n")
+    before = (d / "submission.yaml").read_bytes()
+    r = _cli(str(d), "--dry-run")
+    assert r.exit_code == 1 and "serving.roles[server].dp: 2 -> 8" in r.stderr and r.stdout == ""
+    r = _cli(str(d), "--diff")
+    assert r.exit_code == 1 and "-    dp: 2\n+    dp: 8\n" in r.stdout and f"@@ -{line - 3}," in r.stdout
+    assert (d / "submission.yaml").read_bytes() == before
+    r = _cli(str(d))
+    assert r.exit_code == 0 and "wrote" in r.stderr
+    assert (d / "submission.yaml").read_bytes() == (EXAMPLES / "recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep/submission.yaml").read_bytes()
+    r = _cli(str(d), "--diff")   # nothing left to change
+    assert r.exit_code == 0 and r.stdout == "" and "nothing to change" in r.stderr
+
+
+def test_a_single_launch_script_takes_the_configs_it_names(tmp_path, kb):
+    d = _without_manifest("recipes/trtllm-gpt-oss-120b-b200-dep8-throughput", tmp_path)
+    (d / "notes.yaml").write_text("apiVersion: v1\nkind: ConfigMap\n")   # a Kubernetes object: not an engine config
+    r = _cli(str(d / "run.sh"))
+    assert r.exit_code == 0, r.stderr
+    data = yaml.safe_load((d / "submission.yaml").read_text())
+    assert data["files"] == {"launch": ["run.sh"]}   # run.sh writes /tmp/config.yml itself; it names no published config
+    assert data["serving"]["roles"] == [{"name": "server", "instances": 1, "accelerators_per_instance": 8, "tp": 8,
+                                         "dp": 8, "ep": 8, "attention_dp": True}]
+    (d / "submission.yaml").unlink()
+    d2 = derive(str(d), kb)
+    assert d2.manifest["files"]["configs"] == ["config.yml"] and "notes.yaml" in d2.skipped
+
+
+def _one_line_error(r):
+    assert r.exit_code == 2, (r.exit_code, r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cfglint: error: ") and "Traceback" not in r.stderr
+    return lines[0]
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path):
+    assert "no such file" in _one_line_error(_cli(str(tmp_path / "nope.sh")))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "run.sh").write_text("echo hello\npython3 train.py --epochs 3\n")
+    assert "no engine launch found" in _one_line_error(_cli(str(tmp_path / "a")))
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "run.sh").write_bytes(b"vllm serve x/y\x00\xff\n")
+    assert "binary file" in _one_line_error(_cli(str(tmp_path / "b" / "run.sh")))
+    (tmp_path / "c").mkdir()
+    assert "no launch script" in _one_line_error(_cli(str(tmp_path / "c")))
+    d = copy_submission("recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep", tmp_path)
+    (d / "submission.yaml").write_text("schema_version: 1\nserving: [unclosed\n")
+    assert "is not valid YAML" in _one_line_error(_cli(str(d)))
+    (d / "submission.yaml").write_text("- just\n- a list\n")
+    assert "not a YAML mapping" in _one_line_error(_cli(str(d)))
+
+
+def test_links_are_never_followed_out_or_written_through(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "submission.yaml"
+    secret.write_text("schema_version: 1\n")
+    d = copy_submission("recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep", tmp_path / "tree")
+    subprocess.run(["git", "init", "-q", str(tmp_path / "tree")], check=True)
+    (d / "submission.yaml").unlink()
+    os.symlink(secret, d / "submission.yaml")
+    assert "symbolic link" in _one_line_error(_cli(str(d)))
+    os.symlink(outside, d / "linked")   # a directory reached through a link out of the tree
+    assert "leads outside" in _one_line_error(_cli(str(d / "linked")))
+    assert secret.read_text() == "schema_version: 1\n"
+    (d / "submission.yaml").unlink()
+    os.symlink(outside / "run.sh", d / "launch.sh")   # a launch file linked out of the directory
+    (outside / "run.sh").write_text("vllm serve a/b --tensor-parallel-size 2\n")
+    r = _cli(str(d))
+    assert r.exit_code == 0
+    assert yaml.safe_load((d / "submission.yaml").read_text())["files"]["launch"] == ["run.sh"]
+    # the manifest is a link inside the tree: refused too (atomic_write never writes through a link)
+    (d / "submission.yaml").rename(d / "real.yaml")
+    os.symlink("real.yaml", d / "submission.yaml")
+    replace_once(d / "real.yaml", "  name: vllm", "  name: sglang")
+    assert "symbolic link" in _one_line_error(_cli(str(d)))
+
+
+def test_check_does_not_import_ruamel():
+    code = ("import sys; from cfglint.lint import lint_paths; "
+            f"lint_paths([{str(EXAMPLES / 'recipes')!r}]); print('ruamel' in ' '.join(sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_comments_quoting_and_flow_style_survive_an_update(tmp_path, kb):
+    d = copy_submission("recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep", tmp_path)
+    text = (d / "submission.yaml").read_text()
+    text = text.replace("  name: vllm\n", "  name: 'vllm'   # engine, as run\n").replace(
+        "files:\n  launch:\n  - run.sh\n", "files:\n  launch: [run.sh]   # flow style\n").replace(
+        "    dp: 8\n", "    dp: 1  # was 8?\n")
+    text = "# top comment\n" + text
+    new, changes = update_text(text, derive(str(d), kb, yaml.safe_load(text)), kb)
+    assert [str(c) for c in changes] == ["serving.roles[server].dp: 1 -> 8"]
+    assert new == text.replace("    dp: 1  # was 8?\n", "    dp: 8  # was 8?\n")

@@ -966,6 +966,16 @@ def run(path: str, kb: Knowledge, max_bytes: int | None = None) -> InitResult:
     root = _manifest_dir(path)
     if not os.path.lexists(path):
         raise InitError(f"no such file or directory: {path}")
+    from .safeio import git_top, inside
+
+    top = git_top(root)
+    if top is not None and not inside(os.path.realpath(root), os.path.realpath(top)):
+        raise InitError(f"{display_path(root)} is reached through a symbolic link that leads outside the working "
+                        "tree; cfglint does not follow links out of it")
+    target = os.path.join(root, MANIFEST)
+    if os.path.islink(target):
+        raise InitError(f"{display_path(target)} is a symbolic link; cfglint does not write through links "
+                        "(run init on the directory of the file it points to, or remove the link)")
     before, existing = read_manifest(root, max_bytes)
     d = derive(path, kb, existing, max_bytes)
     if before is None:
