@@ -359,3 +359,22 @@ def test_comments_quoting_and_flow_style_survive_an_update(tmp_path, kb):
     new, changes = update_text(text, derive(str(d), kb, yaml.safe_load(text)), kb)
     assert [str(c) for c in changes] == ["serving.roles[server].dp: 1 -> 8"]
     assert new == text.replace("    dp: 1  # was 8?\n", "    dp: 8  # was 8?\n")
+
+
+@pytest.mark.parametrize("manifest, code, words", [
+    ("serving: {roles: x}\n", 1, "serving.roles[server]: (absent)"),
+    ('serving: {roles: [1, "a", {name: 5}]}\n', 1, "serving.roles[server]: (absent)"),
+    ("files: {launch: 5, configs: {a: 1}}\n", 1, "files.launch: (absent) -> run.sh"),
+    ("engine: []\n", 1, "engine.name: (absent) -> vllm"),
+    ("a: &x [*x]\n", 2, "recursive structure"),
+    ("{a: 1, a: 2}\n", 2, 'duplicate key "a"'),
+    ("!!python/object:os.system x\n", 2, "not a YAML mapping"),
+    ("speculative_decoding: {algorithm: [1]}\n", 1, "speculative_decoding: {algorithm: [1]} -> null"),
+    ("? [a]\n: b\n", 1, "model: (absent)"),
+    ("", 2, "not a YAML mapping"),
+])
+def test_odd_manifests_never_crash(tmp_path, manifest, code, words):
+    shutil.copy(EXAMPLES / "recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep/run.sh", tmp_path / "run.sh")
+    (tmp_path / "submission.yaml").write_text(manifest)
+    r = _cli(str(tmp_path), "--dry-run")
+    assert r.exit_code == code and "Traceback" not in r.stderr and words in r.stderr, r.stderr

@@ -227,6 +227,9 @@ def init(path: str, dry_run: bool, show_diff: bool, knowledge_files: tuple[str, 
     except (InitError, KnowledgeError) as err:
         _say(f"cfglint: error: {err}")
         sys.exit(2)
+    except Exception as err:  # a bug in cfglint: one line, as check reports it on a unit  # noqa: BLE001
+        _say(f"cfglint: error: internal error while reading {path}: {type(err).__name__}: {err}; please report this")
+        sys.exit(2)
     for line in summary(result):
         _say(f"cfglint: {line}")
     if show_diff:

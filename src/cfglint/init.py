@@ -906,8 +906,10 @@ def update_text(text: str, d: Derived, kb: Knowledge) -> tuple[str, list[Change]
         y = _rt_yaml(width, mapping, sequence, offset)
         doc = y.load(text)
     except (YAMLError, ValueError, RecursionError) as err:
-        first = str(err).strip().splitlines()
-        raise InitError(f"the existing {MANIFEST} is not valid YAML: {' '.join(first[:1]) or type(err).__name__}") from None
+        problem, mark = getattr(err, "problem", None), getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        text = problem or (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise InitError(f"the existing {MANIFEST} cannot be updated: {text}{where}") from None
     if not isinstance(doc, dict):
         raise InitError(f"the existing {MANIFEST} is not a YAML mapping")
     changes = plan(doc, d, kb)
