@@ -36,6 +36,7 @@ from .extract import Deployment, Process, extract, is_server_config, role_from_n
 from .knowledge import Knowledge
 from .load import Submission, _load_file, _looks_like_engine_config, _read, _yaml
 from .model import parse_int
+from .roundtrip import dump as _dump, keep_unchanged as _keep_unchanged, rt_yaml as _rt_yaml, style_of as _style_of
 from .yamlsrc import YMap
 
 # The manifest fields `cfglint init` derives from the launch files (README "cfglint init").
@@ -587,71 +588,6 @@ def _plain(v: Any) -> Any:
     if isinstance(v, str):
         return str(v)
     return v
-
-
-def _rt_yaml(width: int = 4096, mapping: int = 2, sequence: int = 4, offset: int = 2):
-    from ruamel.yaml import YAML
-
-    y = YAML(typ="rt")
-    y.preserve_quotes = True
-    y.width = width
-    y.indent(mapping=mapping, sequence=sequence, offset=offset)
-    y.representer.add_representer(type(None), lambda r, d: r.represent_scalar("tag:yaml.org,2002:null", "null"))
-    return y
-
-
-def _dump(y, data) -> str:
-    buf = io.StringIO()
-    y.dump(data, buf)
-    return buf.getvalue()
-
-
-def _style_of(text: str):
-    """The ruamel.yaml settings (width, indents) that write ``text`` back most nearly as it is
-    (ruamel.yaml keeps comments, order and quoting, not the indentation or line width)."""
-    import difflib
-
-    from ruamel.yaml.util import load_yaml_guess_indent
-
-    try:
-        _, ind, bsi = load_yaml_guess_indent(text)
-    except Exception:   # noqa: BLE001 - the guess is only a hint
-        ind, bsi = 4, 2
-    best = None
-    for width in (4096, 100, 80, 120):
-        for mapping in (2, 4):
-            for sequence, offset in dict.fromkeys(((ind or 2, bsi or 0), (2, 0), (4, 2))):
-                if offset >= sequence and sequence:
-                    continue
-                y = _rt_yaml(width, mapping, sequence, offset)
-                out = _dump(y, y.load(text))
-                n = 0 if out == text else sum(1 for d in difflib.ndiff(text.splitlines(), out.splitlines())
-                                                if d[:1] in "+-")
-                if best is None or n < best[0]:
-                    best = (n, (width, mapping, sequence, offset), out)
-                if n == 0:
-                    return best[1], out
-    return best[1], best[2]
-
-
-def _keep_unchanged(original: str, noop: str, new: str) -> str:
-    """``new`` with every hunk that only re-flows text (it appears alike in ``noop``, the
-    document written back without changes) put back as the author wrote it."""
-    import difflib
-
-    a = original.splitlines(keepends=True)
-    noise = {}
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, noop.splitlines(keepends=True), autojunk=False).get_opcodes():
-        if tag != "equal":
-            noise[(i1, i2)] = noop.splitlines(keepends=True)[j1:j2]
-    b = new.splitlines(keepends=True)
-    out: list[str] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag != "equal" and noise.get((i1, i2)) == b[j1:j2]:
-            out += a[i1:i2]
-        else:
-            out += b[j1:j2]
-    return "".join(out)
 
 
 TODO = "FILL IN"
