@@ -130,13 +130,20 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         # --fix never writes through a symbolic link (safeio.atomic_write refuses it too): those
         # files keep their findings, and an IO001 note says why they were not fixed
         linked = {shown for shown, tf in result.files.items() if os.path.islink(tf.path)}
-        unfixed = sorted({f.span.path for f in result.findings if f.fix is not None and not f.suppressed
-                          and f.span.path in linked})
+        unfixed = sorted({f.span.path for f in result.findings if (f.fix is not None or f.move is not None)
+                          and not f.suppressed and f.span.path in linked})
         notes = [Finding("IO001", f"not fixed: {shown} is a symbolic link; --fix does not write through links "
                                   "(fix the file it points to)", Span(shown, 1, 1, 1, 1), level="warning")
                  for shown in unfixed]
         try:
-            done = apply_fixes(result.findings, {k: v for k, v in result.files.items() if k not in linked})
+            fixable = {k: v for k, v in result.files.items() if k not in linked}
+            done = apply_fixes(result.findings, fixable)
+            if any(f.move is not None for f in result.findings):   # structural fixes (fix.apply_moves)
+                from .fix import apply_moves
+
+                moved = apply_moves(result.findings, fixable, skip=set(done.files))
+                done.fixed += moved.fixed
+                done.notes += moved.notes
         except OSError as err:
             _say(f"cfglint: error: cannot fix: {err.strerror or err}")
             sys.exit(2)
