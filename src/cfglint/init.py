@@ -23,9 +23,8 @@ Kubernetes manifests are not read yet: :func:`classify` is where a ``files.deplo
 
 from __future__ import annotations
 
-import io
-import json
 import ast
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -68,13 +67,20 @@ TO_FILL = {
     "system.accelerator": "the accelerator product, e.g. H200, B300, GB300, MI355X (rules/accelerators.yaml)",
     "system.accelerators_total": "N in 'accelerators used X of N': the accelerators of the whole system",
 }
+# Derivable fields a new manifest holds as null (FILL IN) when the launch does not state them:
+# the schema requires them (or, for speculative_decoding and a role's tp, a wrong default
+# would go unnoticed)
+REQUIRED_WHEN_MISSING = ("model", "precision", "speculative_decoding", "accelerators_used")
 ROLE_INT_KEYS = ("tp", "pp", "dp", "ep", "dcp")
 ROLE_KEYS = ROLE_INT_KEYS + ("attention_dp",)
 ROLE_ORDER = ("server", "prefill", "decode")
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*")
 _SEMVER = re.compile(r"(?<![0-9.])v?(\d+\.\d+\.\d+(?:rc\d+(?:\.post\d+)?|\.post\d+)?)")
-# TensorRT-LLM decoding_type / vLLM speculative method -> the manifest's algorithm names
+# TensorRT-LLM speculative_config.decoding_type (tensorrt_llm/llmapi/llm_args.py: MTP, Eagle, Eagle3,
+# DraftTarget, NGram, ...), vLLM --speculative-config method (vllm/config/speculative.py: eagle, eagle3,
+# mtp and the model-specific *_mtp names, ngram, draft_model) and SGLang --speculative-algorithm
+# (python/sglang/srt/server_args.py: EAGLE, EAGLE3, NEXTN, NGRAM, ...) -> the manifest's algorithm names
 _ALGORITHMS = {
     "MTP": "MTP", "DEEPSEEK_MTP": "MTP", "QWEN3_NEXT_MTP": "MTP", "GLM4_MOE_MTP": "MTP", "ERNIE_MTP": "MTP",
     "NEXTN": "MTP", "EAGLE": "EAGLE", "EAGLE3": "EAGLE3", "EAGLE3ONEMODEL": "EAGLE3", "DSPARK": "DSPARK",
@@ -637,6 +643,8 @@ def new_manifest(d: Derived) -> str:
         for key in ROLE_INT_KEYS:
             if key in r and (key == "tp" or r[key] != 1):
                 role[key] = r[key]
+            elif key == "tp" and f"{where}.tp" in miss:   # absent would declare TP 1
+                put(role, "tp", None, miss[f"{where}.tp"])
         if r.get("attention_dp"):
             role["attention_dp"] = True
         roles.append(role)
@@ -657,8 +665,10 @@ def new_manifest(d: Derived) -> str:
                 seq.append(CommentedMap(item) if isinstance(item, dict) else item)
             files[key] = seq
     top["files"] = files
-    top.yaml_set_start_comment("Written by `cfglint init` from the launch files; fill in the fields marked "
-                               f"{TODO}, then run `cfglint check`.")
+    head = [f"Written by `cfglint init` from the launch files; fill in the fields marked {TODO}, then run "
+            "`cfglint check`."]
+    head += [f"The launch sets a {p}; the manifest has no field for it." for p in d.parsers]
+    top.yaml_set_start_comment("\n".join(head))
     return _dump(_rt_yaml(), top)
 
 
@@ -954,7 +964,8 @@ def summary(result: InitResult) -> list[str]:
                      + (f" with {d.manifest['engine']['orchestrator']}" if "orchestrator" in d.manifest["engine"] else "")
                      + f", {d.manifest['serving']['mode']}: {roles}"
                      + (f"; derived {', '.join(got)}" if got else ""))
-        fill = list(TO_FILL) + [f for f in d.missing if f != "engine.version"]
+        fill = list(TO_FILL) + [f for f in d.missing if f in REQUIRED_WHEN_MISSING or f.endswith(
+            (".instances", ".accelerators_per_instance", ".tp"))]
         lines.append(f"{shown}: fill in: {', '.join(fill)}")
     elif not result.changes:
         lines.append(f"{shown}: the derivable fields agree with the launch files; nothing to change")
