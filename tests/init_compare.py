@@ -21,7 +21,7 @@ def compare(d: Derived, pub: dict, kb) -> dict[str, str]:
     every derivable field the published manifest declares (role keys with their schema
     defaults: a role without tp declares tp 1)."""
     m = d.manifest
-    eng = m["engine"]["name"]
+    eng = m["engine"].get("name") or d.engine
     out: dict[str, str] = {}
 
     def one(field, derived, declared, missing_key=None, present=True):

@@ -379,3 +379,63 @@ def test_odd_manifests_never_crash(tmp_path, manifest, code, words):
     (tmp_path / "submission.yaml").write_text(manifest)
     r = _cli(str(tmp_path), "--dry-run")
     assert r.exit_code == code and "Traceback" not in r.stderr and words in r.stderr, r.stderr
+
+
+def _altered(text: str, rel: str, status: dict) -> tuple[str, int]:
+    """``text`` (a published manifest) with every derivable scalar init reproduces ('equal')
+    changed to another value, at its exact span (cfglint's positioned YAML), and the count."""
+    from cfglint.yamlsrc import parse_yaml, walk_path
+
+    root = parse_yaml(text, "submission.yaml")
+    data = yaml.safe_load(text)
+    edits = []
+
+    def alter(path, field):
+        node = walk_path(root, path)
+        if node is None or status.get(field) != "equal" or not hasattr(node, "text"):
+            return
+        v = node.value
+        if isinstance(v, bool):
+            new = "false" if v else "true"
+        elif isinstance(v, int):
+            new = str(v + 1)
+        elif field == "engine.name":
+            new = "sglang" if v != "sglang" else "vllm"
+        elif field == "serving.mode":
+            return   # the roles' names follow the mode: altered below through a role instead
+        elif field == "model":
+            new = "acme/another-model"
+        elif field == "precision":
+            new = "BF16" if v != "BF16" else "FP8"
+        else:
+            return
+        edits.append((node.span, new))
+
+    alter(("model",), "model")
+    alter(("precision",), "precision")
+    alter(("engine", "name"), "engine.name")
+    alter(("accelerators_used",), "accelerators_used")
+    alter(("speculative_decoding", "draft_tokens"), "speculative_decoding")
+    for i, r in enumerate(data["serving"]["roles"]):
+        for key in ("instances", "accelerators_per_instance", "tp", "pp", "dp", "ep", "dcp", "attention_dp"):
+            if key in r:
+                alter(("serving", "roles", i, key), f"serving.roles[{r['name']}].{key}")
+    lines = text.split("\n")
+    for span, new in sorted(edits, key=lambda e: (e[0].line, e[0].col), reverse=True):
+        line = lines[span.line - 1]
+        lines[span.line - 1] = line[:span.col - 1] + new + line[span.end_col - 1:]
+    return "\n".join(lines), len(edits)
+
+
+@pytest.mark.parametrize("rel", ALL)
+def test_init_restores_every_altered_derivable_field(rel, tmp_path, kb):
+    published = (EXAMPLES / rel / "submission.yaml").read_text(encoding="utf-8")
+    status = compare(derive(str(EXAMPLES / rel), kb, yaml.safe_load(published)), yaml.safe_load(published), kb)
+    d = copy_submission(rel, tmp_path)
+    reference = run(str(d), kb)               # init on the published manifest (changes: its DIFFERS only)
+    altered, n = _altered(published, rel, status)
+    assert n > 0 and altered != published
+    (d / "submission.yaml").write_text(altered, encoding="utf-8")
+    result = run(str(d), kb)
+    assert result.after == reference.after    # every altered field put back, every other byte as published
+    assert len(result.changes) == n + len(reference.changes)

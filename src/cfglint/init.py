@@ -106,6 +106,7 @@ class Derived:
     manifest: dict = field(default_factory=dict)
     missing: dict[str, str] = field(default_factory=dict)
     parsers: list[str] = field(default_factory=list)
+    engine: str | None = None    # the engine the launch was read as (derived, or the manifest's)
     skipped: list[str] = field(default_factory=list)   # YAML files that are not engine configs
     # optional fields the launch does not state (EP, DCP): a manifest may declare them or not
     unstated: list[str] = field(default_factory=list)
@@ -213,9 +214,10 @@ def _config_flags(kb: Knowledge) -> set[str]:
             for f in spec.get("config_flags") or []}
 
 
-def _engine_of(dep: Deployment, sub: Submission, kb: Knowledge, hint: dict) -> str | None:
-    """The engine of the submission: the engine its launched workers run; else the manifest's;
-    else the one whose flags worker argument files give, or TensorRT-LLM for an LLM API YAML."""
+def _engine_of(dep: Deployment, sub: Submission, kb: Knowledge) -> str | None:
+    """The engine of the submission as the launch files say it: the engine its launched workers
+    run; else the one whose flag registry knows every flag of its worker argument files; else
+    TensorRT-LLM for a YAML with LLM API keys. None when they do not say."""
     engines = dep.engine_processes()
     if engines:
         ok, name = _common([p.engine for p in engines])
@@ -223,7 +225,7 @@ def _engine_of(dep: Deployment, sub: Submission, kb: Knowledge, hint: dict) -> s
             raise InitError(f"{sub.display}: the launch starts workers of several engines "
                             f"({', '.join(sorted({str(p.engine) for p in engines}))}); a submission serves with one")
         return name
-    name = hint.get("name") or _engine_from_flags(sub, kb)
+    name = _engine_from_flags(sub, kb)
     if name is None and any(_trtllm_keys(c.root) for c in sub.configs):
         name = "trtllm"
     return name
@@ -262,15 +264,18 @@ def derive(path: str, kb: Knowledge, existing: dict | None = None, max_bytes: in
 
     eng = existing.get("engine") if isinstance(existing.get("engine"), dict) else {}
     hint = {k: eng[k] for k in ("name", "orchestrator") if isinstance(eng.get(k), str)}
-    dep = extract(kb, {"engine": hint}, sub.launches, sub.configs)
+    dep = extract(kb, {}, sub.launches, sub.configs)   # what the launch says by itself
     for cfg in sub.configs:
         cfg.used_by = 0
-    name = _engine_of(dep, sub, kb, hint)
+    name = _engine_of(dep, sub, kb)
+    from_launch = name is not None
+    name = name or hint.get("name")   # worker argument files no flag tells apart: the manifest's engine
     if name is None:
         why = _first_error(sub)
         raise InitError(f"{display_path(path)}: no engine launch found (sglang, vllm, trtllm, or dynamo with one "
                         f"of them) in {', '.join(sorted(rels.values())) or 'its files'}" + (f"; {why}" if why else ""))
-    orchestrator = "dynamo" if any(p.orchestrator == "dynamo" for p in dep.processes) else hint.get("orchestrator")
+    orchestrated = any(p.orchestrator == "dynamo" for p in dep.processes)
+    orchestrator = "dynamo" if orchestrated else hint.get("orchestrator")
     mode = None
     for _ in range(3):   # roles depend on the mode (aggregated: "server"), the mode on the roles
         want = {"engine": {"name": name, **({"orchestrator": orchestrator} if orchestrator else {})}}
@@ -291,9 +296,12 @@ def derive(path: str, kb: Knowledge, existing: dict | None = None, max_bytes: in
 
     out = Derived(root=root)
     m = out.manifest
-    m["engine"] = {"name": name}
+    out.engine = name
+    m["engine"] = {"name": name} if from_launch else {}
+    if not from_launch:
+        out.missing["engine.name"] = "the launch files do not say which engine reads them"
     _version(dep, out)
-    if orchestrator:
+    if orchestrated:
         m["engine"]["orchestrator"] = orchestrator
     elif any(p.launcher.endswith("worker arguments") for p in dep.processes):
         out.missing["engine.orchestrator"] = "worker argument files do not say which program reads them"
@@ -750,7 +758,7 @@ def plan(doc, d: Derived, kb: Knowledge) -> list[Change]:
 
     m = d.manifest
     changes: list[Change] = []
-    engine_name = m["engine"]["name"]
+    engine_name = m["engine"].get("name") or d.engine
     for key in ("model", "precision"):
         if key in m and not agrees(key, m[key], _plain(doc.get(key)), kb):
             _set(doc, key, m[key], key, changes)
