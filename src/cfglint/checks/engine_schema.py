@@ -101,7 +101,9 @@ def _is_trtllm(ctx: Context, cfg: ConfigFile) -> bool:
       "autotuner_enabled is enable_autotuner) stops the launch. The schemas in schemas/ mirror "
       "those models, with enums for backends, decoding types and policies. A value a later release "
       "removed (moe_config.backend WIDEEP) is accepted when the manifest declares an earlier "
-      "release, and otherwise reported with the release checked against and the replacement.",
+      "release, and otherwise reported with the release checked against and the replacement. "
+      "`--fix` moves a key renamed to a plain new key path (kv_cache_dtype to kv_cache_config.dtype) "
+      "to its new place, keeping the file's comments and layout.",
       ("schemas/trtllm-llm-api.schema.json (NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py, commit in the schema)",
        "schemas/trtllm-disagg-server.schema.json (tensorrt_llm/llmapi/disagg_utils.py)",
        "schemas/trtllm-renamed-keys.yaml (release notes and PRs per key)",
