@@ -439,3 +439,20 @@ def test_init_restores_every_altered_derivable_field(rel, tmp_path, kb):
     result = run(str(d), kb)
     assert result.after == reference.after    # every altered field put back, every other byte as published
     assert len(result.changes) == n + len(reference.changes)
+
+
+def test_engine_version_comes_from_the_image_tag(tmp_path, kb):
+    rel = "recipes/sglang-deepseek-v3.2-exp-h200-tp8-dp8-mtp"
+    d = copy_submission(rel, tmp_path)
+    replace_once(d / "run.sh", "python -m sglang.launch_server", "docker run --gpus all lmsysorg/sglang:v0.5.4-cu129 "
+                                                                 "python -m sglang.launch_server")
+    result = run(str(d), kb)
+    assert [str(c) for c in result.changes] == ["engine.version: (absent) -> 0.5.4"]
+    assert "  name: sglang\n  version: 0.5.4\n" in result.after      # after the name, in the schema's order
+    text = (d / "submission.yaml").read_text()
+    (d / "submission.yaml").write_text(text.replace("  name: sglang\n", '  name: sglang\n  version: "0.5.4 (H200 build)"\n'))
+    assert run(str(d), kb).changes == []                             # the same release, written another way
+    (d / "submission.yaml").write_text(text.replace("  name: sglang\n", '  name: sglang\n  version: "0.5.3"\n'))
+    again = run(str(d), kb)
+    assert [str(c) for c in again.changes] == ["engine.version: 0.5.3 -> 0.5.4"]
+    assert '  version: "0.5.4"\n' in again.after                       # its quoting kept
