@@ -15,8 +15,8 @@ construction. A field whose value the launch does not state, or states in disagr
 
 On an existing manifest (:func:`update_text`) only the derivable fields that differ from the
 derived values change, in place, through ruamel.yaml's round-trip mode: the author's comments,
-key order and quoting stay as written. ruamel.yaml is imported here only, and only when a
-manifest is written.
+key order and quoting stay as written (:mod:`cfglint.roundtrip`, which imports ruamel.yaml only
+when a manifest is written: ``cfglint check`` never loads it).
 
 Kubernetes manifests are not read yet: :func:`classify` is where a ``files.deploy`` kind would go.
 """
@@ -38,7 +38,7 @@ from .model import parse_int
 from .roundtrip import dump as _dump, keep_unchanged as _keep_unchanged, rt_yaml as _rt_yaml, style_of as _style_of
 from .yamlsrc import YMap
 
-# The manifest fields `cfglint init` derives from the launch files (README "cfglint init").
+# The manifest fields `cfglint init` derives from the launch files (README "Scaffolding a manifest").
 # Role keys are per entry of serving.roles, matched by name.
 DERIVABLE = (
     "model",
@@ -76,6 +76,7 @@ ROLE_KEYS = ROLE_INT_KEYS + ("attention_dp",)
 ROLE_ORDER = ("server", "prefill", "decode")
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*")
+# a release in an image tag, as TOP002 reads it (checks/declared.py)
 _SEMVER = re.compile(r"(?<![0-9.])v?(\d+\.\d+\.\d+(?:rc\d+(?:\.post\d+)?|\.post\d+)?)")
 # TensorRT-LLM speculative_config.decoding_type (tensorrt_llm/llmapi/llm_args.py: MTP, Eagle, Eagle3,
 # DraftTarget, NGram, ...), vLLM --speculative-config method (vllm/config/speculative.py: eagle, eagle3,
@@ -110,6 +111,9 @@ class Derived:
     skipped: list[str] = field(default_factory=list)   # YAML files that are not engine configs
     # optional fields the launch does not state (EP, DCP): a manifest may declare them or not
     unstated: list[str] = field(default_factory=list)
+    # files that could not be read or parsed, as `cfglint check` reports them (IO001): what they
+    # hold was not derived from
+    problems: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------
@@ -295,6 +299,7 @@ def derive(path: str, kb: Knowledge, existing: dict | None = None, max_bytes: in
                         f" and no engine config states its parallelism")
 
     out = Derived(root=root)
+    out.problems = [f"{f.span}: {f.message}" for f in sub.findings if f.rule_id == "IO001"]
     m = out.manifest
     out.engine = name
     m["engine"] = {"name": name} if from_launch else {}
@@ -983,4 +988,6 @@ def summary(result: InitResult) -> list[str]:
         lines.append(f"{shown}: the launch sets a {p} (no manifest field; PRS001/PRS002 check it in the launch)")
     for s in d.skipped:
         lines.append(f"{shown}: not listed: {s} (a YAML file that is not an engine config)")
+    for p in d.problems:
+        lines.append(f"warning: {p}")
     return lines
