@@ -524,7 +524,8 @@ def _files(sub: Submission, dep: Deployment, rels: dict[str, str], out: Derived)
                 used.append(cfg.path)
     disagg = out.manifest["serving"]["mode"] == "disaggregated"
     launch: list[Any] = []
-    for disp, _parsed, role, is_args in sub.launches:
+    order = {r: i for i, r in enumerate(ROLE_ORDER)}   # scripts first, then worker files by role
+    for disp, _parsed, role, is_args in sorted(sub.launches, key=lambda x: (x[3], order.get(x[2], 9), rels[x[0]])):
         rel = rels[disp]
         launch.append({"path": rel, "role": role} if is_args and role and disagg else rel)
     published = {c.path: c for c in sub.configs if c.written_by is None}
