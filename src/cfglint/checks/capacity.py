@@ -44,7 +44,7 @@ _FLAGS = {"sglang": "--mem-fraction-static", "vllm": "--gpu-memory-utilization",
           "trtllm": "kv_cache_config.free_gpu_memory_fraction"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Parts:
     """Which precision each part of a checkpoint is stored in, and why these parts."""
 
@@ -53,7 +53,7 @@ class Parts:
     how: str          # e.g. "the NVFP4 checkpoint (declared precision)"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Fit:
     """The estimate for one engine process."""
 
