@@ -45,12 +45,22 @@ class _Bundled:
 
     def __init__(self, rules: Path):
         paths = sorted([*rules.glob("*.yaml"), *rules.glob("flags/*.yaml")])
-        self.raw = {p.relative_to(rules).as_posix(): read_bytes(str(p)) for p in paths}
-        self.key = kbcache.key("bundled", [[name, kbcache.sha256(raw).hexdigest()] for name, raw in self.raw.items()])
+        self.paths = {p.relative_to(rules).as_posix(): str(p) for p in paths}
+        self._raw: dict[str, bytes] = {}
+        self.key = kbcache.key("bundled", [[name, digest] for name, digest in kbcache.digests(self.paths).items()])
         parts = kbcache.read(self.key)
         if parts is None and kbcache.directory() is not None:  # a miss: parse them all once, store them
-            parts = kbcache.store(self.key, {name: _parse(raw) for name, raw in self.raw.items()})
+            parts = kbcache.store(self.key, {name: _parse(self.raw(name)) for name in self.paths})
         self.parts = parts or {}  # no cache: each file is parsed when it is loaded, as it was before
+
+    def raw(self, name: str) -> bytes | None:
+        """The bytes of ``rules/<name>``, read on first use (None when there is no such file)."""
+        if name not in self._raw:
+            path = self.paths.get(name)
+            if path is None:
+                return None
+            self._raw[name] = read_bytes(path)
+        return self._raw[name]
 
     def shared(self, name: str) -> Any:
         """The data of ``rules/<name>`` decoded once per process and shared: for readers that never
@@ -69,7 +79,7 @@ class _Bundled:
                 return kbcache.decode(text)
             except ValueError:
                 pass  # cannot happen for an entry whose checksum matched; parse the file then
-        raw = self.raw.get(name)
+        raw = self.raw(name)
         return _parse(raw) if raw is not None else {}
 
 
@@ -754,7 +764,7 @@ def coverage() -> dict:
     about = _load("about.yaml")
     date = about.get("knowledge_date") if isinstance(about, dict) else None
     engines: dict[str, list[str]] = {}
-    names = sorted(n for n in _bundled(str(data_dir("rules"))).raw if n.startswith("flags/"))
+    names = sorted(n for n in _bundled(str(data_dir("rules"))).paths if n.startswith("flags/"))
     for name in names:
         data = _shared(name)
         if not isinstance(data, dict):
