@@ -238,7 +238,7 @@ def test_a_run_without_findings_is_valid_in_each_format(tmp_path, cfglint_exe):
 
 
 def test_fail_level_decides_what_fails_in_junit(tmp_path, cfglint_exe):
-    d = copy_submission(RED_SUBMISSION, tmp_path)
+    copy_submission(RED_SUBMISSION, tmp_path)
     (tmp_path / "x").mkdir()
     shutil.copytree(EXAMPLES / "nvidia/glm-5.2/gb300-dynamo-trtllm-p01", tmp_path / "x" / "p01")   # a COV001 note
     for level, failing in (("error", {"RED001"}), ("note", {"RED001", "COV001"})):
