@@ -48,8 +48,11 @@ def main() -> None:
               help="Use no cache: parse the knowledge files and validate every document against its schema "
                    "($CFGLINT_CACHE_DIR, else $XDG_CACHE_HOME/cfglint, else ~/.cache/cfglint; "
                    "CFGLINT_NO_CACHE=1 does the same).")
-@click.option("--select", default=None, help="Comma-separated rule ids or families to report (overrides the config).")
-@click.option("--ignore", default=None, help="Comma-separated rule ids or families not to report (added to the config's).")
+@click.option("--select", multiple=True, metavar="IDS",
+              help="Rule ids or families to report, comma-separated; repeatable, the values add up "
+                   "(together they replace the config's select).")
+@click.option("--ignore", multiple=True, metavar="IDS",
+              help="Rule ids or families not to report, comma-separated; repeatable (added to the config's).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="Root configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint] "
                    "at or above the top of the git working tree; configuration files below it may set only what "
@@ -66,13 +69,13 @@ def main() -> None:
               help="Worker processes linting submissions in parallel (default: the configuration's jobs, else the "
                    "number of CPUs this process may use; 1: in this process). The output is the same for every value.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
-          knowledge_files: tuple[str, ...], no_cache: bool, select: str | None, ignore: str | None,
+          knowledge_files: tuple[str, ...], no_cache: bool, select: tuple[str, ...], ignore: tuple[str, ...],
           config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
           baseline_file: str | None, write_baseline: str | None, jobs: int | None) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
-    from .config import ConfigError, check_selectors, find_config, load_config, trust_root
+    from .config import ConfigError, check_selectors, find_config, load_config, selectors, trust_root
     from .discover import printable
     from .knowledge import KnowledgeError, knowledge
     from .lint import lint_paths
@@ -95,11 +98,11 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     cfg.root_dir, cfg.read_nested = root_dir, not no_config
     try:
         known = list(all_rules())
-        if select is not None:
-            cfg.select = [s.strip().upper() for s in select.split(",") if s.strip()]
+        if select:
+            cfg.select = selectors(select, "--select")
             check_selectors(cfg.select, "--select", known)
-        if ignore is not None:
-            more = [s.strip().upper() for s in ignore.split(",") if s.strip()]
+        if ignore:
+            more = selectors(ignore, "--ignore")
             check_selectors(more, "--ignore", known)
             cfg.ignore += more
     except ConfigError as err:
