@@ -166,6 +166,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
                    + (f"; {secrets} credential(s) (RED002) not recorded: a baseline never accepts a secret, "
                       f"revoke it and remove it" if secrets else ""))
         sys.exit(0)
+    baselined = None  # with --baseline: how many findings it hid (the summary says)
     if baseline_file:
         from .baseline import base_dir, new_findings, read
 
@@ -175,7 +176,9 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             _say(f"cfglint: error: cannot read baseline {baseline_file}: {err}")
             sys.exit(2)
         rel = base_dir(baseline_file)
+        before = len(result.findings)
         result.findings = new_findings(result.findings, known, result.sources, rel)   # RED002 always kept
+        baselined = before - len(result.findings)
     if result.units == 0:
         _say("cfglint: warning: no submission (a directory with submission.yaml) found; "
                    "pass launch or engine files to lint them on their own")
@@ -183,9 +186,9 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     code = 1 if failing else 0
     rules = all_rules()
     if fmt == "text":
-        body = report.text(result.findings, result.sources, report.summarize(result.findings, result.units))
+        body = report.text(result.findings, result.sources, report.summarize(result.findings, result.units, baselined))
     elif fmt == "json":
-        body = report.as_json(result.findings, code)
+        body = report.as_json(result.findings, code, baselined)
     elif fmt == "github":
         body = report.github(result.findings)
     else:
@@ -199,7 +202,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             _say(f"cfglint: error: cannot write {output}: {err.strerror}")
             sys.exit(2)
         if fmt != "text":
-            _say(report.summarize(result.findings, result.units))
+            _say(report.summarize(result.findings, result.units, baselined))
     else:
         click.echo(body, nl=False)
     sys.exit(code)

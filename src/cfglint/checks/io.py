@@ -39,7 +39,8 @@ register(
     "A '# cfglint: disable=ID' comment silences no finding.",
     "A suppression that matches nothing is stale: the problem was fixed, the ID is wrong, or "
     "the comment is not on the finding's line or the line before it. Remove it so it cannot "
-    "hide a future finding.",
+    "hide a future finding. In a comment naming several rules, each rule that silences nothing "
+    "while the others do is reported at its own place in the comment: remove it from the list.",
     ("ruff RUF100 (unused-noqa), the model for this rule",))
 
 register(
