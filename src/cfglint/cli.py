@@ -232,21 +232,38 @@ def show_rule(rule_id: str) -> None:
 
 
 @main.command("docs")
-@click.argument("directory", default="docs/rules", type=click.Path(file_okay=False))
-def write_docs(directory: str) -> None:
-    """Write one Markdown page per rule (and an index) into DIRECTORY (default docs/rules)."""
-    from .checks import all_rules
-    from .ruledocs import index, render
+@click.argument("directory", required=False, type=click.Path())
+def write_docs(directory: str | None) -> None:
+    """Write one Markdown page per rule (and an index, README.md) into DIRECTORY; without
+    DIRECTORY, print every page as one Markdown document to standard output.
 
+    Like ``ruff rule --all`` or ``pylint --generate-rcfile``, a generator that is not told where
+    to write prints: it never writes files into whatever directory it runs in. Exit 2 with one
+    line when DIRECTORY cannot be made or written.
+    """
+    from .checks import all_rules
+    from .discover import printable
+    from .ruledocs import index, one_document, render
     from .safeio import atomic_write
 
     rules = all_rules()
+    if directory is None:
+        click.echo(one_document(rules), nl=False)
+        return
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        _say(f"cfglint: error: cannot write rule pages into {printable(directory)}: it is not a directory "
+             "(name a directory to create or fill, or none to print the pages)")
+        sys.exit(2)
+    target = directory
     try:  # atomically, never through a symbolic link (safeio)
         os.makedirs(directory, exist_ok=True)
         for r in rules.values():
-            atomic_write(os.path.join(directory, f"{r.id}.md"), render(r))
-        atomic_write(os.path.join(directory, "README.md"), index(rules))
-    except OSError as err:
-        _say(f"cfglint: error: cannot write {err.filename}: {err.strerror}")
+            target = os.path.join(directory, f"{r.id}.md")
+            atomic_write(target, render(r))
+        target = os.path.join(directory, "README.md")
+        atomic_write(target, index(rules))
+    except (OSError, ValueError) as err:   # ValueError: a name the file system cannot take
+        why = getattr(err, "strerror", None) or str(err)
+        _say(f"cfglint: error: cannot write {printable(target)}: {why} (choose a directory you can write)")
         sys.exit(2)
-    _say(f"cfglint: wrote {len(rules)} rule pages to {directory}")
+    _say(f"cfglint: wrote {len(rules)} rule pages to {printable(directory)}")
