@@ -9,6 +9,8 @@ from ..extract import Process
 from ..model import Finding, Located, Span, parse_int
 from . import Context, as_int, here, rule
 
+# the role names a manifest may use (schemas/submission.schema.json, $defs.role.name)
+ROLE_NAMES = ("server", "prefill", "decode")
 RANGE = re.compile(r"^<(\d+)\.\.(\d+)>$")  # a published placeholder standing for every rank: <0..1>
 
 
@@ -243,8 +245,12 @@ def check_accelerators(ctx: Context):
                           f"{where} {name} instance(s) but the manifest declares instances: {inst_v} "
                           f"({here(inst.span)})",
                           span, related=[(inst.span, f"declared instances: {inst_v}")])
+    # a role name the manifest schema refuses (a misspelling: 'prefil') is SUB001's, at the name
+    # with the right one; a second finding here would say the same twice
+    misspelled = any(n not in ROLE_NAMES for n in declared_names)
     for p in ctx.deployment.engine_processes():
-        if p.role is not None and declared_names and p.role.value not in declared_names:
+        if p.role is not None and declared_names and p.role.value not in declared_names and not misspelled \
+                and p.role.value in ROLE_NAMES:
             yield Finding("TOP001",
                           f"the launch starts a {p.role.value} worker ({p.launcher}) but the manifest declares "
                           f"no role named {p.role.value} (roles: {', '.join(sorted(map(str, declared_names)))})",
