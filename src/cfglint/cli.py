@@ -1,6 +1,6 @@
 """Command line: ``cfglint check``, ``cfglint rules``, ``cfglint rule ID``.
 
-Exit codes (DESIGN.md): 0 no finding at or above the fail level, 1 findings, 2 usage or
+Exit codes (README.md, 'Exit codes'): 0 no finding at or above the fail level, 1 findings, 2 usage or
 configuration error.
 """
 
