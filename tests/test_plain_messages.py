@@ -184,3 +184,33 @@ def test_a_knowledge_file_syntax_error_is_in_plain_words_with_its_place(tmp_path
     assert proc.stderr.startswith("cfglint: error: cannot read knowledge file lab.yaml:5:4: YAML syntax error: "
                                   "this line's indentation (3 spaces) does not match the list above (line 4")
     assert not any(w in proc.stderr for w in INTERNALS)
+
+
+@pytest.mark.parametrize("key,value", [
+    ("accelerators_used: 2", 10**18), ("accelerators_used: 2", 10**30), ("  accelerators_total: 8", 10**18),
+    ("    accelerators_per_instance: 1\n    tp: 1\n  - name: decode", 10**18),
+])
+def test_huge_manifest_counts_are_reported_not_silently_unknown(tmp_path, key, value):
+    """A count of 10**18 or more is past every cross-check's range: SUB001 says so at the value."""
+    d = copy_submission(QWEN_DISAGG, tmp_path)
+    name = key.split(":")[0].strip()
+    line = replace_once(d / "submission.yaml", key, key.replace(key.split("\n")[0].split(": ")[1], str(value), 1))
+    sub = only(lint(d), "SUB001")
+    assert [(f[1], f[2]) for f in sub] == [("submission.yaml", line)]
+    assert f"{name}: {value} is greater than the maximum of 1048576" in sub[0][4]
+
+
+@pytest.mark.parametrize("args,files", [
+    (["check", "s", "--select", "RED\n001"], {}),
+    (["check", "s", "--knowledge", "k.yaml"], {"k.yaml": 'models:\n  - {id: x, "fa\\nmily": llama}\n'}),
+    (["check", "s"], {".cfglint.yaml": '"sel\\nect": [RED]\n'}),
+    (["check", "s"], {".cfglint.yaml": "select: [RED]\n  ignore: [TOP]\n"}),
+    (["docs", "/proc/x\ny"], {}),
+])
+def test_a_line_feed_in_input_never_splits_an_error_line(tmp_path, args, files):
+    copy_submission(QWEN_DISAGG, tmp_path).rename(tmp_path / "s")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    proc = subprocess.run([CFGLINT, *args], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and proc.stderr.startswith("cfglint: error: "), \
+        proc.stderr
