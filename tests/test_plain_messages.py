@@ -99,7 +99,7 @@ def test_the_null_control_and_a_wrong_type_inside_the_mapping(tmp_path):
     line = replace_once(d / "submission.yaml", "speculative_decoding: null",
                         "speculative_decoding: {algorithm: MTP, draft_tokens: three}")
     assert only(lint(d), "SUB001") == [("SUB001", "submission.yaml", line, 54,
-                                        "speculative_decoding/draft_tokens: 'three' is not of type 'integer'")]
+                                        "speculative_decoding/draft_tokens: 'three' is not of type 'integer'; write a whole number")]
 
 
 @pytest.mark.parametrize("old,new,col,right", [
@@ -214,3 +214,10 @@ def test_a_line_feed_in_input_never_splits_an_error_line(tmp_path, args, files):
     proc = subprocess.run([CFGLINT, *args], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and proc.stderr.startswith("cfglint: error: "), \
         proc.stderr
+
+
+def test_an_empty_value_says_it_is_empty_and_what_to_write(tmp_path):
+    d = copy_submission(QWEN_DISAGG, tmp_path)
+    line = replace_once(d / "submission.yaml", "  accelerator: H100", "  accelerator:")
+    assert only(lint(d), "SUB001") == [("SUB001", "submission.yaml", line, 15, "system/accelerator: None is not of type "
+                                        "'string' (the value is empty: YAML reads nothing, ~ or null as null); write a string")]

@@ -292,6 +292,12 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
         if err.validator == "type" and isinstance(target, YScalar) and err.validator_value == "string" \
                 and target.value is not None and not isinstance(target.value, str):
             message += f" (YAML read `{quote(target.text)[1:-1]}` as {type(target.value).__name__}; quote it)"
+        elif err.validator == "type" and isinstance(err.validator_value, str) and err.validator_value in _WRITE:
+            want = _WRITE[err.validator_value]
+            if err.instance is None and isinstance(target, YScalar):
+                message += f" (the value is empty: YAML reads nothing, ~ or null as null); write {want}"
+            else:
+                message += f"; write {want}"
         if err.validator == "enum" and isinstance(err.instance, str):
             close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1, cutoff=0.6)
             if close:
