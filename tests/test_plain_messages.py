@@ -221,3 +221,21 @@ def test_an_empty_value_says_it_is_empty_and_what_to_write(tmp_path):
     line = replace_once(d / "submission.yaml", "  accelerator: H100", "  accelerator:")
     assert only(lint(d), "SUB001") == [("SUB001", "submission.yaml", line, 15, "system/accelerator: None is not of type "
                                         "'string' (the value is empty: YAML reads nothing, ~ or null as null); write a string")]
+
+
+@pytest.mark.parametrize("old,new,at,words", [
+    ("arch: sm90", "arch: 90", "arch: 90", "accelerators: LAB-GPU: arch must be a string"),
+    ("    family: llama", "    family: llama\n    moe: 'yes'", "moe: 'yes'", "models: lab/Model-7B: moe must be true or false"),
+    ("    num_attention_heads: 32", "    num_attention_heads: many", "num_attention_heads: many",
+     "models: lab/Model-7B: num_attention_heads must be a positive integer"),
+    ("  - id: lab/Model-7B", "  - lab/Model-7B\n  - id: lab/Model-7B", "lab/Model-7B\n",
+     "models must be a list of {id, family, moe, source, ...}"),
+])
+def test_a_knowledge_value_of_the_wrong_type_names_its_place(tmp_path, old, new, at, words):
+    assert GOOD.count(old) == 1
+    text = GOOD.replace(old, new)
+    line, col = position(text, at)
+    proc = _knowledge(tmp_path, text)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(f"cfglint: error: lab.yaml:{line}:{col}: {words} (see the bundled rules/*.yaml"), \
+        proc.stderr

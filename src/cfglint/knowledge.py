@@ -126,9 +126,10 @@ def _user_file(path: str) -> dict:
         raise KnowledgeError(f"{shown}:{line}:{col}: unknown key {quote(str(key))} in {where}; {hint}"
                              + (f" (a knowledge file is a mapping with any of {', '.join(SECTIONS)})"
                                 if len(keys) == 1 else ""))
-    problem = _shape_problem(data) or _type_problem(data)
+    problem, keys = _shape_problem_at(data) or _type_problem_at(data) or (None, ())
     if problem:
-        raise KnowledgeError(f"{path}: {problem} (see the bundled rules/*.yaml for the shape)")
+        line, col = (_key_position(raw, keys) if keys else None) or (1, 1)
+        raise KnowledgeError(f"{shown}:{line}:{col}: {problem} (see the bundled rules/*.yaml for the shape)")
     kbcache.store(key, {"data": data})
     return data
 
@@ -198,8 +199,8 @@ def _unknown_key(data: dict) -> tuple[tuple, Any, list[str], str] | None:
 
 
 def _key_position(raw: bytes, keys: tuple) -> tuple[int, int] | None:
-    """1-based (line, column) of the mapping key at the end of ``keys`` (keys and list indexes
-    from the document's root) in the YAML text ``raw``; None when it cannot be found (a merge
+    """1-based (line, column) of the mapping key (or list item) at the end of ``keys`` (keys and
+    list indexes from the document's root) in the YAML text ``raw``; None when it cannot be found (a merge
     key, an alias on the way). Composes the node graph only: aliases are not expanded."""
     from .yamlsrc import _CLoader
 
@@ -216,8 +217,10 @@ def _key_position(raw: bytes, keys: tuple) -> tuple[int, int] | None:
             k, node = match[-1]   # the last duplicate wins, as in the data
             if last:
                 return k.start_mark.line + 1, k.start_mark.column + 1
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value) and not last:
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
             node = node.value[part]
+            if last:   # a list item: where it starts
+                return node.start_mark.line + 1, node.start_mark.column + 1
         else:
             return None
     return None
@@ -241,36 +244,44 @@ def _syntax_error(raw: bytes, shown: str) -> str:
 
 def _shape_problem(data: dict) -> str | None:
     """What is wrong with a user knowledge file's shape, or None."""
+    found = _shape_problem_at(data)
+    return found[0] if found else None
+
+
+def _shape_problem_at(data: dict) -> tuple[str, tuple] | None:
+    """:func:`_shape_problem`'s problem and the key path of what it is about."""
     accs = data.get("accelerators", {})
     if not isinstance(accs, dict) or not all(isinstance(v, dict) for v in accs.values()):
-        return "accelerators must map a name to {vendor, arch, per_node, source, ...}"
+        return "accelerators must map a name to {vendor, arch, per_node, source, ...}", ("accelerators",)
     models = data.get("models", [])
     if not isinstance(models, list) or not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in models):
-        return "models must be a list of {id, family, moe, source, ...}"
-    for m in models:
+        bad = next((i for i, m in enumerate(models) if not isinstance(m, dict) or not isinstance(m.get("id"), str)), None) \
+            if isinstance(models, list) else None
+        return "models must be a list of {id, family, moe, source, ...}", ("models",) if bad is None else ("models", bad)
+    for i, m in enumerate(models):
         if not isinstance(m.get("aliases") or [], list) or not all(isinstance(a, str) for a in m.get("aliases") or []):
-            return f"models: {m['id']}: aliases must be a list of repo ids"
+            return f"models: {m['id']}: aliases must be a list of repo ids", ("models", i, "aliases")
         if m.get("base") is not None and not isinstance(m.get("base"), str):
-            return f"models: {m['id']}: base must be a repo id"
+            return f"models: {m['id']}: base must be a repo id", ("models", i, "base")
         for key in ("num_attention_heads", "num_key_value_heads", "num_hidden_layers", "hidden_size",
                     "max_position_embeddings", "n_routed_experts", "num_experts_per_tok", "head_dim"):
             value = m.get(key)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
-                return f"models: {m['id']}: {key} must be a positive integer"
+                return f"models: {m['id']}: {key} must be a positive integer", ("models", i, key)
         for key in ("moe", "mla"):
             if m.get(key) is not None and not isinstance(m.get(key), bool):
-                return f"models: {m['id']}: {key} must be true or false"
+                return f"models: {m['id']}: {key} must be true or false", ("models", i, key)
         if m.get("quantization") is not None and not isinstance(m.get("quantization"), dict):
-            return f"models: {m['id']}: quantization must be {{method, weight_block_size}} or null"
+            return f"models: {m['id']}: quantization must be {{method, weight_block_size}} or null", ("models", i, "quantization")
     parsers = data.get("parsers", {})
     if not isinstance(parsers, dict) or not all(
             isinstance(kinds, dict) and all(k in ("reasoning", "tool_call") and isinstance(names, dict)
                                             for k, names in kinds.items()) for kinds in parsers.values()):
-        return "parsers must map an engine to {reasoning: {name: {...}}, tool_call: {name: {...}}}"
+        return "parsers must map an engine to {reasoning: {name: {...}}, tool_call: {name: {...}}}", ("parsers",)
     paths = data.get("paths", {})
     prefixes = paths.get("host_prefixes", []) if isinstance(paths, dict) else None
     if not isinstance(prefixes, list) or not all(isinstance(p, dict) and isinstance(p.get("prefix"), str) for p in prefixes):
-        return "paths.host_prefixes must be a list of {prefix, why}"
+        return "paths.host_prefixes must be a list of {prefix, why}", ("paths",)
     return None
 
 
@@ -341,12 +352,31 @@ def _type_problem(data: dict) -> str | None:
     itself through a YAML alias, or nests too deep; None when nothing. Null is always allowed,
     an integer where the bundled data has numbers; fields the bundled data lacks are not
     checked."""
+    found = _type_problem_at(data)
+    return found[0] if found else None
+
+
+def _entry_keys(data: dict) -> list[tuple]:
+    """The key path (keys and list indexes) of each entry :func:`_entries` lists, in its order."""
+    out: list[tuple] = [("accelerators", name) for name in (data.get("accelerators") or {})]
+    out += [("models", i) for i, _ in enumerate(data.get("models") or [])]
+    for engine, kinds in (data.get("parsers") or {}).items():
+        for kind, names in (kinds or {}).items():
+            if kind in ("reasoning", "tool_call"):
+                out += [("parsers", engine, kind, name) for name in (names or {})]
+    out += [("paths", "host_prefixes", i) for i, _ in enumerate(((data.get("paths") or {}).get("host_prefixes") or []))]
+    return out
+
+
+def _type_problem_at(data: dict) -> tuple[str, tuple] | None:
+    """:func:`_type_problem`'s problem and the key path of the field it is about (the entry's,
+    for a problem with the entry as a whole)."""
     known = _bundled_kinds()
-    for kind, name, entry in _entries(data):
+    for (kind, name, entry), at in zip(_entries(data), _entry_keys(data)):
         seen: dict[str, set[str]] = {}
         problem = _walk_kinds(entry, kind, seen)
         if problem:
-            return f"{name}: {problem.split(': ', 1)[1]}"
+            return f"{name}: {problem.split(': ', 1)[1]}", at
         for path, kinds in seen.items():
             allowed = known.get(path)
             if allowed is None:
@@ -355,7 +385,8 @@ def _type_problem(data: dict) -> str | None:
             if bad:
                 field = path.split(".", 1)[1] if "." in path else "the entry"
                 want = " or ".join(_KIND_WORDS.get(k, k) for k in sorted(allowed))
-                return f"{name}: {field} must be {want}"
+                keys = at + tuple(part for part in field.replace("[]", "").split(".")) if "." in path else at
+                return f"{name}: {field} must be {want}", keys
     return None
 
 
