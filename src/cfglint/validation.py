@@ -40,7 +40,7 @@ def validate(rule_id: str, name: str, node: YNode, data: Any, display: str, unkn
         digest = _digest(data) if key is not None and _usable(key) else None
     if digest is not None and key is not None and digest in _passed(key):
         return []
-    out = schema_findings(rule_id, validator(name), node, data, display, unknown_key_hint)
+    out = schema_findings(rule_id, validator(name), node, data, display, unknown_key_hint, advice=True)
     if not out and digest is not None and key is not None:
         _remember(key, digest)
     return out
@@ -241,9 +241,13 @@ def _json_type(value: Any) -> str:
 
 
 def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str,
-                    unknown_key_hint=None) -> list[Finding]:
+                    unknown_key_hint=None, advice: bool = False) -> list[Finding]:
     """Every JSON Schema error of ``data`` as a finding of ``rule_id`` at the YAML node it is
     about (cfn-lint style). ``unknown_key_hint(path, key)`` may add advice for an unknown key.
+    With ``advice`` (:func:`validate`: manifests and engine configurations), a type error says
+    what to write instead (``'None' is text, not YAML's null ...; write `null`, or a mapping
+    with ...``), and a wrong type inside one branch of a oneOf is reported there; without it,
+    messages keep jsonschema's wording (callers that reword them parse it).
     """
     from jsonschema.exceptions import best_match
 
@@ -262,13 +266,19 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
             # oneOf [null, {...}]: "is not of type 'null'" says nothing; explain the real branch
             # oneOf of several shapes: an error inside the branch of the right shape says what is
             # wrong; if every branch fails on its type, say which types are allowed
-            inner = [e for e in err.context if e.validator != "type" or e.relative_path]
+            inner = [e for e in err.context if e.validator != "type" or (advice and e.relative_path)]
             if inner:
                 err = best_match(inner) or err
             else:
                 target = walk_path(node, tuple(err.absolute_path))
                 where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-                add(where, _wrong_shape(target, err), target.span if target is not None else _file_span(display))
+                if advice:
+                    text = _wrong_shape(target, err)
+                else:
+                    types = sorted({str(e.validator_value) for e in err.context})
+                    shown = quote(target.text) if isinstance(target, YScalar) else _type_name(err.instance)
+                    text = f"{shown} is not of type {' or '.join(types)}"
+                add(where, text, target.span if target is not None else _file_span(display))
                 continue
         path = tuple(err.absolute_path)
         target = walk_path(node, path)
@@ -292,7 +302,7 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
         if err.validator == "type" and isinstance(target, YScalar) and err.validator_value == "string" \
                 and target.value is not None and not isinstance(target.value, str):
             message += f" (YAML read `{quote(target.text)[1:-1]}` as {type(target.value).__name__}; quote it)"
-        elif err.validator == "type" and isinstance(err.validator_value, str) and err.validator_value in _WRITE:
+        elif advice and err.validator == "type" and isinstance(err.validator_value, str) and err.validator_value in _WRITE:
             want = _WRITE[err.validator_value]
             if err.instance is None and isinstance(target, YScalar):
                 message += f" (the value is empty: YAML reads nothing, ~ or null as null); write {want}"
