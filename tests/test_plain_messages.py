@@ -239,3 +239,46 @@ def test_a_knowledge_value_of_the_wrong_type_names_its_place(tmp_path, old, new,
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert proc.stderr.startswith(f"cfglint: error: lab.yaml:{line}:{col}: {words} (see the bundled rules/*.yaml"), \
         proc.stderr
+
+
+def test_no_yaml_error_of_a_changed_published_config_shows_parser_internals():
+    """Real engine YAML and manifests, each changed in one place (a character added or removed,
+    a line re-indented): every syntax error is in plain words, with a position."""
+    import random
+
+    from cfglint.yamlsrc import YamlError, parse_yaml
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples" / "submissions").rglob("*.yaml"))]
+    rnd = random.Random(13)
+    marks = [" ", "\t", ":", "-", "[", "]", "{", "}", "'", '"', "#", "&", "*", "!", "|", ">", "%", "@", "`", ",", "?",
+             "\n", "\n  ", "- "]
+    errors = 0
+    for _ in range(3000):
+        text = rnd.choice(texts)
+        i = rnd.randrange(len(text))
+        how = rnd.random()
+        if how < 0.4:
+            text = text[:i] + rnd.choice(marks) + text[i:]
+        elif how < 0.7:
+            text = text[:i] + text[i + 1:]
+        else:
+            lines = text.split("\n")
+            k = rnd.randrange(len(lines))
+            lines[k] = " " * rnd.randint(0, 6) + lines[k].lstrip()
+            text = "\n".join(lines)
+        try:
+            parse_yaml(text, "x.yaml")
+        except YamlError as err:
+            errors += 1
+            message = str(err)
+            assert not any(w in message for w in INTERNALS + ("but got", "<document", "<stream", "<flow")), message
+            assert err.span is not None or "syntax error" not in message, message
+    assert errors > 500
+
+
+def test_a_percent_sign_at_the_start_of_a_line(tmp_path):
+    d = copy_submission(DSV4_DYNAMO, tmp_path)
+    line = replace_once(d / "ctx_config.yaml", "max_num_tokens: 8192", "%max_num_tokens: 8192")
+    io = only(lint(d), "IO001")
+    assert [(f[1], f[2]) for f in io] == [("ctx_config.yaml", line)]
+    assert "a line that starts with '%' is a YAML directive (%YAML, %TAG); quote a value" in io[0][4]

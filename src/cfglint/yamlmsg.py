@@ -176,6 +176,10 @@ def _explain(err: yaml.MarkedYAMLError, text: str) -> str:
         return ("'|' and '>' start a block of text: only '-', '+', a digit, or a space and a comment may "
                 "follow them on this line; quote the value, or put its text on the lines below, indented")
 
+    if context == "while scanning a directive" or problem.startswith("found unknown directive"):
+        return ("a line that starts with '%' is a YAML directive (%YAML, %TAG); quote a value that starts with "
+                "'%', or indent it under its key")
+
     if context in ("while scanning a tag", "while parsing a tag"):
         return ("'!' starts a YAML tag (!name) here, and this one is malformed; quote the value if '!' is meant "
                 "literally")
