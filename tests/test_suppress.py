@@ -131,3 +131,13 @@ def test_a_rule_of_several_that_silences_nothing_is_reported_at_its_place(tmp_pa
     (d / "decode.args").write_text((d / "decode.args").read_text().replace("disable=RED001,RED", "disable=TOP,SPEC"))
     sup = [f for f in lint_paths([str(d)]).findings if f.rule_id == "SUP001"]
     assert len(sup) == 1 and sup[0].span.col == 1 and "this suppression of TOP, SPEC silences nothing" in sup[0].message
+
+
+def test_several_used_rules_and_one_unused(tmp_path):
+    d = copy_submission(R1, tmp_path)
+    line = replace_once(d / "decode.args", "--speculative-draft-model-path",
+                        "# cfglint: disable=RED001,RED,SPEC -- shared draft cache\n--speculative-draft-model-path")
+    sup = [f for f in lint_paths([str(d)]).findings if f.rule_id == "SUP001"]
+    text = (d / "decode.args").read_text().splitlines()[line - 1]
+    assert [(f.span.line, f.span.col) for f in sup] == [(line, text.index("SPEC") + 1)]
+    assert sup[0].message == "SPEC in this suppression silences nothing here (RED001, RED do); remove SPEC from the list"

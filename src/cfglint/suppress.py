@@ -168,7 +168,7 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
             d = min((at[key][0] for key in keys), key=lambda d: order[id(d)])
             f.suppressed = d.reason or "suppressed in source"
             d.used = True
-            d.used_ids.update(pattern for pattern, where in keys if d in at[(pattern, where)])
+            d.used_ids.update(key[0] for key in keys if any(x is d for x in at[key]))
     from .checks import all_rules
 
     known = list(all_rules())
@@ -189,9 +189,10 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
                 # is a finding at its own place in the comment
                 for i in dict.fromkeys(d.ids):
                     if i not in d.used_ids and i not in unknown:
-                        others = ", ".join(k for k in dict.fromkeys(d.ids) if k in d.used_ids)
+                        others = [k for k in dict.fromkeys(d.ids) if k in d.used_ids]
                         extra.append(Finding("SUP001", f"{i} in this suppression silences nothing here "
-                                                       f"({others} does); remove {i} from the list",
+                                                       f"({', '.join(others)} {'does' if len(others) == 1 else 'do'}); "
+                                                       f"remove {i} from the list",
                                              d.id_spans[i]))
             if require_reason and not d.reason:
                 extra.append(Finding("SUP002", "a suppression needs a reason: '# cfglint: disable=ID -- why'", d.span))
