@@ -189,15 +189,25 @@ def test_a_knowledge_file_syntax_error_is_in_plain_words_with_its_place(tmp_path
 @pytest.mark.parametrize("key,value", [
     ("accelerators_used: 2", 10**18), ("accelerators_used: 2", 10**30), ("  accelerators_total: 8", 10**18),
     ("    accelerators_per_instance: 1\n    tp: 1\n  - name: decode", 10**18),
+    ("accelerators_used: 2", 2**20 + 1), ("  accelerators_total: 8", 2**20 + 1), ("accelerators_used: 2", 0),
+    ("  accelerators_total: 8", -1), ("    instances: 1\n    accelerators_per_instance: 1\n    tp: 1\n  - name: decode", 0),
 ])
-def test_huge_manifest_counts_are_reported_not_silently_unknown(tmp_path, key, value):
-    """A count of 10**18 or more is past every cross-check's range: SUB001 says so at the value."""
+def test_a_manifest_count_out_of_range_is_one_sub001(tmp_path, key, value):
+    """A count past the schema's range (10**18 and more included) is reported at the value by SUB001,
+    never silently unknown, and once: the sums and comparisons with it are not repeated as TOP001."""
     d = copy_submission(QWEN_DISAGG, tmp_path)
     name = key.split(":")[0].strip()
     line = replace_once(d / "submission.yaml", key, key.replace(key.split("\n")[0].split(": ")[1], str(value), 1))
-    sub = only(lint(d), "SUB001")
-    assert [(f[1], f[2]) for f in sub] == [("submission.yaml", line)]
-    assert f"{name}: {value} is greater than the maximum of 1048576" in sub[0][4]
+    found = [f for f in lint(d) if f[0] != "COV001"]
+    assert [(f[0], f[1], f[2]) for f in found] == [("SUB001", "submission.yaml", line)]
+    limit = "greater than the maximum of 1048576" if value > 1 else "less than the minimum of 1"
+    assert f"{name}: {value} is {limit}" in found[0][4]
+
+
+def test_a_count_in_range_that_disagrees_is_still_top001(tmp_path):
+    d = copy_submission(QWEN_DISAGG, tmp_path)
+    line = replace_once(d / "submission.yaml", "accelerators_used: 2", "accelerators_used: 3")
+    assert [f[:3] for f in lint(d) if f[0] != "COV001"] == [("TOP001", "submission.yaml", line)]
 
 
 @pytest.mark.parametrize("args,files", [
