@@ -219,6 +219,9 @@ def check_accelerators(ctx: Context):
         return
     roles = ctx.roles()
     declared_names = {r.get("name") for _, r in roles}
+    # a role name the manifest schema refuses (a misspelling: 'prefil') is SUB001's, at the name
+    # with the right one; a second finding (no launched role matches it) would say the same twice
+    misspelled = any(n not in ROLE_NAMES for n in declared_names)
     total_declared = 0
     sums_known = True
     for i, r in roles:
@@ -255,9 +258,6 @@ def check_accelerators(ctx: Context):
                           f"{where} {name} instance(s) but the manifest declares instances: {inst_v} "
                           f"({here(inst.span)})",
                           span, related=[(inst.span, f"declared instances: {inst_v}")])
-    # a role name the manifest schema refuses (a misspelling: 'prefil') is SUB001's, at the name
-    # with the right one; a second finding here would say the same twice
-    misspelled = any(n not in ROLE_NAMES for n in declared_names)
     for p in ctx.deployment.engine_processes():
         if p.role is not None and declared_names and p.role.value not in declared_names and not misspelled \
                 and p.role.value in ROLE_NAMES:
