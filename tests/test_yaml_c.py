@@ -314,6 +314,6 @@ def test_schema_and_rule_example_data_files_load_as_the_safe_loader_loads_them()
     ruledocs.examples.cache_clear()
     for path, got in ((engine_schema.data_dir("schemas") / "trtllm-renamed-keys.yaml", engine_schema.renamed_keys()),
                       (engine_schema.data_dir("schemas") / "trtllm-removed-values.yaml", engine_schema.removed_values()),
-                      (ruledocs.data_dir("rules") / "examples.yaml", ruledocs.examples())):
+                      (engine_schema.data_dir("rules") / "examples.yaml", ruledocs.examples())):
         with open(path, encoding="utf-8") as fh:
             assert got == yaml.safe_load(fh) and got, path

@@ -32,7 +32,6 @@ home), is a miss: the files are parsed as without a cache. Only data that JSON g
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -47,6 +46,24 @@ MAX_ENTRY_BYTES = 16 << 20     # the bundled knowledge is ~0.6 MB as JSON
 MAX_ENTRIES = 16               # entries kept in the directory; the oldest written are removed
 PREFIX, SUFFIX = "kb-", ".json"
 SOURCES = ("kbcache.py", "knowledge.py", "validation.py")   # modules deciding what an entry holds
+
+
+
+def _sha256_constructor():
+    """hashlib.sha256's algorithm from CPython's own module (``_sha2`` from 3.12, ``_sha256``
+    before), else hashlib's: importing hashlib loads OpenSSL's libcrypto, ~2% of a
+    one-submission run, for digests that are the same (tests/test_knowledge_cache.py)."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            return __import__(name).sha256
+        except (ImportError, AttributeError):
+            continue
+    from hashlib import sha256
+
+    return sha256
+
+
+sha256 = _sha256_constructor()   # sha256(data: bytes = b"") -> object with update(), hexdigest()
 
 _disabled = False
 
@@ -66,14 +83,14 @@ def key(*parts: Any) -> str:
     """SHA-256 (hex) of the cache format, cfglint's version, the source of :data:`SOURCES` and
     ``parts`` (JSON-able: names and content hashes)."""
     text = json.dumps([FORMAT, __version__, _sources(), *parts], separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256(text.encode("utf-8")).hexdigest()
 
 
 @lru_cache(maxsize=1)
 def _sources() -> str | None:
     """SHA-256 (hex) of the source of :data:`SOURCES` (read once per process), or None when one
     cannot be read (then :func:`directory` gives no cache)."""
-    h = hashlib.sha256()
+    h = sha256()
     for name in SOURCES:
         try:
             raw = read_bytes(os.path.join(os.path.dirname(os.path.abspath(__file__)), name))
@@ -148,7 +165,7 @@ def read(k: str) -> dict[str, bytes] | None:
         head, sep, body = data.partition(b"\n")
         header = json.loads(head)
         if not sep or not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != k \
-                or header.get("sha256") != hashlib.sha256(body).hexdigest() or not isinstance(header.get("index"), dict):
+                or header.get("sha256") != sha256(body).hexdigest() or not isinstance(header.get("index"), dict):
             return None
         out: dict[str, bytes] = {}
         for name, span in header["index"].items():
@@ -176,7 +193,7 @@ def store(k: str, parts: dict[str, Any]) -> dict[str, bytes] | None:
         index[name] = [size, size + len(text)]
         size += len(text)
     body = b"".join(encoded.values())
-    header = json.dumps({"format": FORMAT, "key": k, "sha256": hashlib.sha256(body).hexdigest(), "index": index},
+    header = json.dumps({"format": FORMAT, "key": k, "sha256": sha256(body).hexdigest(), "index": index},
                         separators=(",", ":")).encode("utf-8")
     if len(header) + 1 + len(body) <= MAX_ENTRY_BYTES:
         try:

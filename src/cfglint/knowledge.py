@@ -8,7 +8,6 @@ know; rules then stay silent rather than guess.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import json
 import os
 import re
@@ -48,11 +47,19 @@ class _Bundled:
     def __init__(self, rules: Path):
         paths = sorted([*rules.glob("*.yaml"), *rules.glob("flags/*.yaml")])
         self.raw = {p.relative_to(rules).as_posix(): read_bytes(str(p)) for p in paths}
-        self.key = kbcache.key("bundled", [[name, hashlib.sha256(raw).hexdigest()] for name, raw in self.raw.items()])
+        self.key = kbcache.key("bundled", [[name, kbcache.sha256(raw).hexdigest()] for name, raw in self.raw.items()])
         parts = kbcache.read(self.key)
         if parts is None and kbcache.directory() is not None:  # a miss: parse them all once, store them
             parts = kbcache.store(self.key, {name: _parse(raw) for name, raw in self.raw.items()})
         self.parts = parts or {}  # no cache: each file is parsed when it is loaded, as it was before
+
+    def shared(self, name: str) -> Any:
+        """The data of ``rules/<name>`` decoded once per process and shared: for readers that never
+        change it (the flag lists: flag checks and the coverage a report names)."""
+        memo = self.__dict__.setdefault("_shared", {})
+        if name not in memo:
+            memo[name] = self.load(name)
+        return memo[name]
 
     def load(self, name: str) -> Any:
         """The data of ``rules/<name>`` ({} when the file does not exist), new objects on every call
@@ -77,6 +84,14 @@ def _load(name: str) -> Any:
     return _bundled(str(data_dir("rules"))).load(name)
 
 
+def _shared(name: str) -> Any:
+    """:func:`_load`'s data decoded once per process, for readers that never change it."""
+    return _bundled(str(data_dir("rules"))).shared(name)
+
+
+bundled_data = _load   # public name, for the other readers of rules/ (rule pages: examples.yaml)
+
+
 def _norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
@@ -96,7 +111,7 @@ def _user_file(path: str) -> dict:
         raw = read_bytes(path)
         raw.decode("utf-8")  # only to refuse invalid UTF-8 (below), cached or not
         # a file read and checked before, against the same bundled knowledge, by the same cfglint
-        key = kbcache.key("user", _bundled(str(data_dir("rules"))).key, hashlib.sha256(raw).hexdigest())
+        key = kbcache.key("user", _bundled(str(data_dir("rules"))).key, kbcache.sha256(raw).hexdigest())
         cached = (kbcache.read(key) or {}).get("data")
         if cached is not None:
             try:
@@ -428,6 +443,18 @@ class Knowledge:
         return _load("kernels.yaml")
 
     @cached_property
+    def weight_formats(self) -> dict[str, float]:
+        """Bytes per parameter by weight format name (``NVFP4`` -> 0.5625), scales included:
+        rules/models.yaml ``weight_formats`` (MEM001). Entries without a positive number are left out."""
+        table = (_load("models.yaml") or {}).get("weight_formats") or {}
+        out: dict[str, float] = {}
+        for name, entry in table.items() if isinstance(table, dict) else ():
+            value = entry.get("bytes") if isinstance(entry, dict) else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+                out[str(name).upper()] = float(value)
+        return out
+
+    @cached_property
     def paths(self) -> dict:
         paths = _load("paths.yaml")
         for data in self.extra:
@@ -705,6 +732,12 @@ _QUANT_SUFFIXES: tuple[tuple[str, str | None], ...] = (
 )
 
 
+# every name a suffix above matches contains one of these (lower-cased): a name with none of them
+# is answered without compiling the patterns (tests/test_knowledge.py checks each pattern's matches)
+_QUANT_TOKENS = ("fp8", "fp4", "awq", "gptq", "int4", "int8", "w4a16", "w8a16", "w8a8", "w4a8", "bnb", "gguf",
+                 "bit", "bf16", "fp16")
+
+
 @lru_cache(maxsize=1)
 def _quant_res() -> list[tuple[re.Pattern, str | None]]:
     """:data:`_QUANT_SUFFIXES` compiled on first use (20 patterns; a run that names no model needs none)."""
@@ -719,6 +752,9 @@ def strip_quant_suffix(model_id: str) -> tuple[str | None, str | None]:
     if not isinstance(model_id, str):
         return None, None
     org, slash, name = model_id.rpartition("/")
+    low = name.lower()
+    if not any(token in low for token in _QUANT_TOKENS):
+        return None, None
     for pattern, precision in _quant_res():
         m = pattern.match(name)
         if m:
@@ -810,25 +846,25 @@ class FlagRegistry:
 
 def _registries() -> dict[str, FlagRegistry]:
     out: dict[str, FlagRegistry] = {}
-    sg = _load("flags/sglang.yaml")
+    sg = _shared("flags/sglang.yaml")
     if sg:
         out["sglang"] = FlagRegistry("sglang", sg.get("flags"), sg.get("source", ""), sg.get("removed_flags"),
                                      sg.get("did_you_mean"), allow_abbrev=True)
         out["sglang"].versions = [str(v) for v in sg.get("versions") or []]
-    vl = _load("flags/vllm.yaml")
+    vl = _shared("flags/vllm.yaml")
     if vl:
         out["vllm"] = FlagRegistry("vllm", vl.get("flags"), vl.get("source", ""), vl.get("removed_flags"),
                                    vl.get("did_you_mean"), allow_abbrev=bool(vl.get("abbreviations")),
                                    underscores=bool(vl.get("underscore_equivalent")))
         out["vllm"].versions = [str(vl["version"])] if vl.get("version") else []
-    tr = _load("flags/trtllm.yaml")
+    tr = _shared("flags/trtllm.yaml")
     if tr:
         out["trtllm"] = FlagRegistry("trtllm", tr.get("flags"), tr.get("source", ""), tr.get("removed_flags"),
                                      tr.get("did_you_mean"))
         if tr.get("disaggregated_flags"):
             out["trtllm.disaggregated"] = FlagRegistry("trtllm.disaggregated", tr.get("disaggregated_flags"),
                                                        tr.get("source", ""))
-    dy = _load("flags/dynamo.yaml")
+    dy = _shared("flags/dynamo.yaml")
     for part in ("frontend", "trtllm", "sglang", "vllm"):
         entry = dy.get(part) if isinstance(dy, dict) else None
         if isinstance(entry, dict) and entry.get("flags") is not None:
@@ -845,3 +881,40 @@ def knowledge(extra: tuple[str, ...] = (), private_ranges: tuple[str, ...] | Non
     """The knowledge base, bundled data plus the user's files ``extra`` and the configuration's
     ``private_ranges`` (CIDR networks RED003 reports; None: rules/secrets.yaml's), cached per set."""
     return Knowledge(extra, private_ranges)
+
+
+ENGINE_LABELS = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "NVIDIA Dynamo"}
+
+
+def coverage() -> dict:
+    """What the bundled knowledge covers, so a report can say what it was checked against
+    (``cfglint --version``, SARIF ``tool.driver.properties``).
+
+    Returns ``{"knowledge_date": "YYYY-MM-DD" or None, "engines": {engine: [release, ...]}}``:
+    ``knowledge_date`` from rules/about.yaml (the day the facts were last read from their
+    sources); per engine of rules/flags/<engine>.yaml (``sglang``, ``vllm``, ``trtllm``,
+    ``dynamo``, in file-name order) the releases its flag list was read from: its ``versions``
+    list, else its ``version``, else its ``release_line`` (a line such as ``1.2-1.3`` when no
+    single release was read). An engine with none of them, or a value of the wrong type, is
+    left out; nothing is raised for the bundled data.
+    """
+    about = _load("about.yaml")
+    date = about.get("knowledge_date") if isinstance(about, dict) else None
+    engines: dict[str, list[str]] = {}
+    names = sorted(n for n in _bundled(str(data_dir("rules"))).raw if n.startswith("flags/"))
+    for name in names:
+        data = _shared(name)
+        if not isinstance(data, dict):
+            continue
+        found = data.get("versions") or data.get("version") or data.get("release_line")
+        releases = found if isinstance(found, list) else [found] if found else []
+        if releases and all(isinstance(r, (str, int, float)) for r in releases):
+            engines[str(data.get("engine") or Path(name).stem)] = [str(r) for r in releases]
+    return {"knowledge_date": str(date) if date else None, "engines": engines}
+
+
+def coverage_line() -> str:
+    """:func:`coverage` in one line: ``knowledge 2026-12-01; engine flags: SGLang 0.5.17, 0.5.23; vLLM 0.33.0; ...``."""
+    cov = coverage()
+    engines = "; ".join(f"{ENGINE_LABELS.get(e, e)} {', '.join(v)}" for e, v in cov["engines"].items())
+    return f"knowledge {cov['knowledge_date'] or 'undated'}; engine flags: {engines or 'none'}"

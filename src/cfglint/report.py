@@ -1,4 +1,5 @@
-"""Report: one finding model, four formats (text, json, github, sarif).
+"""Report: one finding model, four formats (text, json, github, sarif); the formats of other CI
+systems (gitlab, junit, rdjson) are in :mod:`cfglint.ciformats`.
 
 SARIF 2.1.0 for GitHub code scanning: relative URIs against ``%SRCROOT%`` (the working
 directory), ``columnKind: unicodeCodePoints``, ``newlineSequences`` CR LF, LF and CR (the
@@ -132,7 +133,10 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
     rule_ids = list(rules)
     driver_rules = []
     from .baseline import fingerprint  # SARIF only
+    from .knowledge import coverage
     from .ruledocs import DOCS_URI, render
+
+    covered = coverage()  # what the knowledge covers, for tool.driver.properties
 
     for r in rules.values():
         page = render(r)
@@ -182,7 +186,10 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
         "$schema": SARIF_SCHEMA,
         "runs": [{
             "tool": {"driver": {"name": "cfglint", "version": __version__, "semanticVersion": __version__,
-                                "informationUri": INFO_URI, "rules": driver_rules}},
+                                "informationUri": INFO_URI, "rules": driver_rules,
+                                # what the knowledge covers (cfglint --version): its date, each engine's flag releases
+                                "properties": {"knowledgeDate": covered["knowledge_date"],
+                                               "engineFlagReleases": covered["engines"]}}},
             "automationDetails": {"id": "cfglint/"},
             "columnKind": "unicodeCodePoints",
             "newlineSequences": list(NEWLINE_SEQUENCES),   # a lone CR ends a line too (textfile.py)

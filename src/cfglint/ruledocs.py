@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import yaml
-
 from .checks import Rule
-from .knowledge import data_dir
+from .knowledge import bundled_data
 
 DOCS_URI = "https://github.com/cfglint/cfglint/blob/main/docs/rules/{id}.md"
 
@@ -19,9 +17,8 @@ def examples() -> dict[str, dict]:
     """rules/examples.yaml: rule id -> {base, setup, change, fix, require_reason, repository}. A
     step replaces ``before`` by ``after`` in ``file``, renames ``file`` to ``rename``, or creates
     ``file`` with the text ``create``; ``repository``: the submission sits in a git working tree."""
-    with open(data_dir("rules") / "examples.yaml", encoding="utf-8") as fh:
-        # libyaml where PyYAML has it (SARIF output renders every rule page): same data
-        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    # through the knowledge cache like the other rules/ files (SARIF output renders every page)
+    return bundled_data("examples.yaml") or {}
 
 
 def _snippet(text: str) -> str:
@@ -53,10 +50,14 @@ def render(rule: Rule) -> str:
         base = ex.get("base", "")
         out += ["## Example", "",
                 f"Taken from the published submission `examples/submissions/{base}`"
-                + (" (with " + ", ".join(f"`{s['after'].strip()}`" for s in ex.get("setup") or []) + ")"
+                + (" (with " + ", ".join(f"`{s['after'].strip()}`" if "after" in s else f"`{s['file']}` added, below"
+                                         for s in ex.get("setup") or []) + ")"
                    if ex.get("setup") else "") + f". In `{change['file']}`, this fails:", "",
                 "```", _snippet(change["after"]).rstrip("\n"), "```", "", "and this, as published, passes:", "",
                 "```", _snippet(change["before"]).rstrip("\n"), "```", ""]
+        for s in ex.get("setup") or []:
+            if "create" in s:  # e.g. K8S004: a Kubernetes manifest added to the submission
+                out += [f"`{s['file']}` as added:", "", "```", s["create"].rstrip("\n"), "```", ""]
     if ex.get("fix"):
         out += ["## How to fix", "", _md(ex["fix"]), ""]
     if rule.sources:

@@ -3,7 +3,6 @@ to the exact YAML key or value it is about."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from functools import lru_cache
@@ -61,7 +60,6 @@ def _passed_key(name: str) -> str | None:
     """Knowledge-cache key of the memo of data that passed ``schemas/<name>``: the schema's
     content and the installed jsonschema (its file's path, size and time), besides cfglint's
     version (kbcache.key). None when either cannot be read."""
-    import hashlib
     import importlib.util
 
     from . import kbcache
@@ -73,7 +71,7 @@ def _passed_key(name: str) -> str | None:
         st = os.stat(spec.origin)
     except (ReadError, OSError, AttributeError, TypeError, ValueError, ImportError):
         return None
-    return kbcache.key("schema-passed", name, hashlib.sha256(schema).hexdigest(), spec.origin, st.st_size, st.st_mtime_ns)
+    return kbcache.key("schema-passed", name, kbcache.sha256(schema).hexdigest(), spec.origin, st.st_size, st.st_mtime_ns)
 
 
 def _usable(key: str) -> bool:
@@ -97,12 +95,10 @@ def _small(node: YNode | None) -> bool:
 def _digest(data: Any) -> str | None:
     """SHA-256 of ``data`` as exact JSON (None when JSON cannot hold it exactly: a date, a
     non-string key): equal digests, equal data, equal validation."""
-    import hashlib
-
-    from .kbcache import encode
+    from .kbcache import encode, sha256
 
     text = encode(data)
-    return hashlib.sha256(text).hexdigest() if text is not None else None
+    return sha256(text).hexdigest() if text is not None else None
 
 
 def _passed(key: str) -> dict[str, None]:
@@ -291,6 +287,8 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
                 if isinstance(k.value, str) and k.value not in allowed:
                     hint = unknown_key_hint(path, k.value) if unknown_key_hint else None
                     if hint is None:
+                        import difflib
+
                         close = difflib.get_close_matches(k.value, sorted(allowed), n=1, cutoff=0.75)
                         hint = f"did you mean '{close[0]}'?" if close else \
                             "allowed: " + ", ".join(sorted(allowed)[:15]) + (", ..." if len(allowed) > 15 else "")
@@ -309,6 +307,8 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
             else:
                 message += f"; write {want}"
         if err.validator == "enum" and isinstance(err.instance, str):
+            import difflib
+
             close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1, cutoff=0.6)
             if close:
                 message = f"{quote(err.instance)} is not one of the allowed values; did you mean '{close[0]}'?"
