@@ -40,7 +40,7 @@ def _blocks(text: str, lang: str | None = None) -> list[str]:
 
 
 def test_rules_table_lists_every_registered_rule():
-    rows = re.findall(r"^\| ([A-Z]+\d{3}) \| ([a-z0-9-]+) \| .+\|$", _section("Rules"), re.M)
+    rows = re.findall(r"^\| ([A-Z][A-Z0-9]*\d{3}) \| ([a-z0-9-]+) \| .+\|$", _section("Rules"), re.M)
     ids = [r for r, _ in rows]
     assert len(ids) == len(set(ids)), sorted(r for r in ids if ids.count(r) > 1)
     registered = all_rules()
@@ -68,11 +68,11 @@ def test_test_command_is_the_one_ci_runs_and_needs_node():
 
 def _cfglint_commands() -> list[list[str]]:
     """Every `cfglint ...` command in the README's sh and yaml code blocks (also after `&&` and as
-    a YAML list item), as argument lists; comments and `|| ...` tails dropped."""
+    a YAML list item), as argument lists; comments, `|| ...` tails and pipes into other programs dropped."""
     out = []
     for body in _blocks(README, "sh") + _blocks(README, "yaml"):
         for line in body.splitlines():
-            for segment in re.split(r"&&|\|\||;", line):
+            for segment in re.split(r"&&|\|\|?|;", line):
                 m = re.match(r"^\s*(?:-\s+)?(?:\S*/)?cfglint\s+(.*)$", segment)
                 if m:
                     out.append(shlex.split(m.group(1), comments=True))

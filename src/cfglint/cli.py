@@ -186,13 +186,20 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         # --fix never writes through a symbolic link (safeio.atomic_write refuses it too): those
         # files keep their findings, and an IO001 note says why they were not fixed
         linked = {shown for shown, tf in result.files.items() if os.path.islink(tf.path)}
-        unfixed = sorted({f.span.path for f in result.findings if f.fix is not None and not f.suppressed
-                          and f.span.path in linked})
+        unfixed = sorted({f.span.path for f in result.findings if (f.fix is not None or f.move is not None)
+                          and not f.suppressed and f.span.path in linked})
         notes = [Finding("IO001", f"not fixed: {shown} is a symbolic link; --fix does not write through links "
                                   "(fix the file it points to)", Span(shown, 1, 1, 1, 1), level="warning")
                  for shown in unfixed]
         try:
-            done = apply_fixes(result.findings, {k: v for k, v in result.files.items() if k not in linked})
+            fixable = {k: v for k, v in result.files.items() if k not in linked}
+            done = apply_fixes(result.findings, fixable)
+            if any(f.move is not None for f in result.findings):   # structural fixes (fix.apply_moves)
+                from .fix import apply_moves
+
+                moved = apply_moves(result.findings, fixable, skip=set(done.files))
+                done.fixed += moved.fixed
+                done.notes += moved.notes
         except OSError as err:
             _say(f"cfglint: error: cannot fix: {err.strerror or err}")
             sys.exit(2)
@@ -268,6 +275,52 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     else:
         click.echo(body, nl=False)
     sys.exit(code)
+
+
+@main.command("init")
+@click.argument("path", type=click.Path())
+@click.option("--dry-run", is_flag=True, help="Say what would change (on standard error); write nothing.")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print the change as a unified diff on standard output; write nothing.")
+@click.option("--knowledge", "knowledge_files", multiple=True, type=click.Path(dir_okay=False),
+              help="A YAML file of your own accelerators, models or parser names (as for check); repeatable.")
+def init(path: str, dry_run: bool, show_diff: bool, knowledge_files: tuple[str, ...]) -> None:
+    """Write or update PATH's submission.yaml from its launch files.
+
+    PATH is a launch script or a directory of launch files and engine configs. A new manifest
+    gets every field the launch determines (engine, topology, speculative decoding, files) and
+    null, marked FILL IN, where it cannot (submitter, system); an existing one gets only its
+    derivable fields updated, comments, order and quoting kept. Exit 0: done (or, with
+    --dry-run / --diff, nothing to change); 1: --dry-run / --diff and the manifest would change;
+    2: bad input."""
+    from .init import InitError, diff, run, summary, write
+    from .knowledge import KnowledgeError, knowledge
+
+    try:
+        kb = knowledge(tuple(knowledge_files))
+        result = run(path, kb)
+    except (InitError, KnowledgeError) as err:
+        _say(f"cfglint: error: {err}")
+        sys.exit(2)
+    except Exception as err:  # a bug in cfglint: one line, as check reports it on a unit  # noqa: BLE001
+        _say(f"cfglint: error: internal error while reading {path}: {type(err).__name__}: {err}; please report this")
+        sys.exit(2)
+    for line in summary(result):
+        _say(f"cfglint: {line}")
+    if show_diff:
+        click.echo(diff(result), nl=False)
+    if dry_run or show_diff:
+        sys.exit(1 if result.changed else 0)
+    if result.changed:
+        try:
+            write(result)
+        except OSError as err:
+            _say(f"cfglint: error: cannot write {result.path}: {err.strerror or err}")
+            sys.exit(2)
+        from .discover import display_path
+
+        _say(f"cfglint: wrote {display_path(result.path)}")
+    sys.exit(0)
 
 
 @main.command("rules")
