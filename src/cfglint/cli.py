@@ -1,6 +1,6 @@
 """Command line: ``cfglint check``, ``cfglint rules``, ``cfglint rule ID``.
 
-Exit codes (DESIGN.md): 0 no finding at or above the fail level, 1 findings, 2 usage or
+Exit codes (README.md, 'Exit codes'): 0 no finding at or above the fail level, 1 findings, 2 usage or
 configuration error.
 """
 
@@ -101,8 +101,11 @@ def main() -> None:
               help="Use no cache: parse the knowledge files and validate every document against its schema "
                    "($CFGLINT_CACHE_DIR, else $XDG_CACHE_HOME/cfglint, else ~/.cache/cfglint; "
                    "CFGLINT_NO_CACHE=1 does the same).")
-@click.option("--select", default=None, help="Comma-separated rule ids or families to report (overrides the config).")
-@click.option("--ignore", default=None, help="Comma-separated rule ids or families not to report (added to the config's).")
+@click.option("--select", multiple=True, metavar="IDS",
+              help="Rule ids or families to report, comma-separated; repeatable, the values add up "
+                   "(together they replace the config's select).")
+@click.option("--ignore", multiple=True, metavar="IDS",
+              help="Rule ids or families not to report, comma-separated; repeatable (added to the config's).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="Root configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint] "
                    "at or above the top of the git working tree; configuration files below it may set only what "
@@ -119,13 +122,13 @@ def main() -> None:
               help="Worker processes linting submissions in parallel (default: the configuration's jobs, else the "
                    "number of CPUs this process may use; 1: in this process). The output is the same for every value.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
-          knowledge_files: tuple[str, ...], no_cache: bool, select: str | None, ignore: str | None,
+          knowledge_files: tuple[str, ...], no_cache: bool, select: tuple[str, ...], ignore: tuple[str, ...],
           config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
           baseline_file: str | None, write_baseline: str | None, jobs: int | None) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
-    from .config import ConfigError, check_selectors, find_config, load_config, trust_root
+    from .config import ConfigError, check_selectors, find_config, load_config, selectors, trust_root
     from .discover import printable
     from .knowledge import KnowledgeError, knowledge
     from .lint import lint_paths
@@ -148,11 +151,11 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     cfg.root_dir, cfg.read_nested = root_dir, not no_config
     try:
         known = list(all_rules())
-        if select is not None:
-            cfg.select = [s.strip().upper() for s in select.split(",") if s.strip()]
+        if select:
+            cfg.select = selectors(select, "--select")
             check_selectors(cfg.select, "--select", known)
-        if ignore is not None:
-            more = [s.strip().upper() for s in ignore.split(",") if s.strip()]
+        if ignore:
+            more = selectors(ignore, "--ignore")
             check_selectors(more, "--ignore", known)
             cfg.ignore += more
     except ConfigError as err:
@@ -223,6 +226,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
                    + (f"; {secrets} credential(s) (RED002) not recorded: a baseline never accepts a secret, "
                       f"revoke it and remove it" if secrets else ""))
         sys.exit(0)
+    baselined = None  # with --baseline: how many findings it hid (the summary says)
     if baseline_file:
         from .baseline import base_dir, new_findings, read
 
@@ -232,7 +236,9 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             _say(f"cfglint: error: cannot read baseline {baseline_file}: {err}")
             sys.exit(2)
         rel = base_dir(baseline_file)
+        before = len(result.findings)
         result.findings = new_findings(result.findings, known, result.sources, rel)   # RED002 always kept
+        baselined = before - len(result.findings)
     if result.units == 0:
         _say("cfglint: warning: no submission (a directory with submission.yaml) found; "
                    "pass launch or engine files to lint them on their own")
@@ -240,9 +246,9 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     code = 1 if failing else 0
     rules = all_rules()
     if fmt == "text":
-        body = report.text(result.findings, result.sources, report.summarize(result.findings, result.units))
+        body = report.text(result.findings, result.sources, report.summarize(result.findings, result.units, baselined))
     elif fmt == "json":
-        body = report.as_json(result.findings, code)
+        body = report.as_json(result.findings, code, baselined)
     elif fmt == "github":
         body = report.github(result.findings)
     elif fmt in ("gitlab", "junit", "rdjson"):   # CI systems other than GitHub (ciformats.py)
@@ -265,7 +271,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             _say(f"cfglint: error: cannot write {output}: {err.strerror}")
             sys.exit(2)
         if fmt != "text":
-            _say(report.summarize(result.findings, result.units))
+            _say(report.summarize(result.findings, result.units, baselined))
     else:
         click.echo(body, nl=False)
     sys.exit(code)
@@ -341,21 +347,38 @@ def show_rule(rule_id: str) -> None:
 
 
 @main.command("docs")
-@click.argument("directory", default="docs/rules", type=click.Path(file_okay=False))
-def write_docs(directory: str) -> None:
-    """Write one Markdown page per rule (and an index) into DIRECTORY (default docs/rules)."""
-    from .checks import all_rules
-    from .ruledocs import index, render
+@click.argument("directory", required=False, type=click.Path())
+def write_docs(directory: str | None) -> None:
+    """Write one Markdown page per rule (and an index, README.md) into DIRECTORY; without
+    DIRECTORY, print every page as one Markdown document to standard output.
 
+    Like ``ruff rule --all`` or ``pylint --generate-rcfile``, a generator that is not told where
+    to write prints: it never writes files into whatever directory it runs in. Exit 2 with one
+    line when DIRECTORY cannot be made or written.
+    """
+    from .checks import all_rules
+    from .discover import printable
+    from .ruledocs import index, one_document, render
     from .safeio import atomic_write
 
     rules = all_rules()
+    if directory is None:
+        click.echo(one_document(rules), nl=False)
+        return
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        _say(f"cfglint: error: cannot write rule pages into {printable(directory)}: it is not a directory "
+             "(name a directory to create or fill, or none to print the pages)")
+        sys.exit(2)
+    target = directory
     try:  # atomically, never through a symbolic link (safeio)
         os.makedirs(directory, exist_ok=True)
         for r in rules.values():
-            atomic_write(os.path.join(directory, f"{r.id}.md"), render(r))
-        atomic_write(os.path.join(directory, "README.md"), index(rules))
-    except OSError as err:
-        _say(f"cfglint: error: cannot write {err.filename}: {err.strerror}")
+            target = os.path.join(directory, f"{r.id}.md")
+            atomic_write(target, render(r))
+        target = os.path.join(directory, "README.md")
+        atomic_write(target, index(rules))
+    except (OSError, ValueError) as err:   # ValueError: a name the file system cannot take
+        why = getattr(err, "strerror", None) or str(err)
+        _say(f"cfglint: error: cannot write {printable(target)}: {why} (choose a directory you can write)")
         sys.exit(2)
-    _say(f"cfglint: wrote {len(rules)} rule pages to {directory}")
+    _say(f"cfglint: wrote {len(rules)} rule pages to {printable(directory)}")

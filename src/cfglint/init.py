@@ -551,7 +551,7 @@ def _files(sub: Submission, dep: Deployment, rels: dict[str, str], out: Derived)
 # ---------------------------------------------------------------------------------------
 # Writing: ruamel.yaml round-trip (imported here only: `cfglint check` never loads it).
 
-# The manifest's top-level keys in the order DESIGN.md gives them (a key init adds to an
+# The manifest's top-level keys in the order examples/README.md gives them (a key init adds to an
 # existing manifest goes after the last of these that precedes it).
 ORDER = ("schema_version", "submitter", "model", "precision", "system", "engine", "serving",
          "speculative_decoding", "accelerators_used", "files", "source")

@@ -68,10 +68,14 @@ def text(findings: list[Finding], sources: dict[str, list[str]], summary: str) -
     return "\n".join(out) + "\n"
 
 
-def as_json(findings: list[Finding], exit_code: int) -> str:
+def as_json(findings: list[Finding], exit_code: int, baselined: int | None = None) -> str:
+    """The ``--format json`` report (schemas/cfglint-output.schema.json); ``baselined``: with
+    ``--baseline``, how many findings the baseline hid (key ``baselined``, absent otherwise)."""
+    extra = {} if baselined is None else {"baselined": baselined}
     return json.dumps({
         "version": __version__,
         "exit_code": exit_code,
+        **extra,
         "findings": [{
             "rule": f.rule_id, "level": f.level, "message": neutralize(f.message),
             "path": neutralize(f.span.path), "line": f.span.line, "column": f.span.col,
@@ -214,10 +218,16 @@ def _in_results(result: dict) -> str:
     return "\n".join(_RESULT_INDENT + line for line in json.dumps(result, indent=2).split("\n"))
 
 
-def summarize(findings: Iterable[Finding], n_units: int) -> str:
+def summarize(findings: Iterable[Finding], n_units: int, baselined: int | None = None) -> str:
+    """The one-line summary of a run: findings by level, submissions and files linted, how many
+    findings a suppression comment silenced and (``baselined``, with ``--baseline``) how many
+    the baseline hid."""
     findings = list(findings)
     quiet = sum(1 for f in findings if f.suppressed)
-    tail = f" ({quiet} suppressed in source)" if quiet else ""
+    notes = [f"{quiet} suppressed in source"] if quiet else []
+    if baselined is not None:
+        notes.append(f"{baselined} finding{'' if baselined == 1 else 's'} hidden by the baseline")
+    tail = f" ({'; '.join(notes)})" if notes else ""
     findings = [f for f in findings if not f.suppressed]
     if not findings:
         return f"cfglint: no findings in {n_units} submission(s) / file(s){tail}"
