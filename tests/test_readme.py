@@ -15,7 +15,6 @@ import tomllib
 from pathlib import Path
 
 import click
-import pytest
 import yaml
 
 from cfglint.checks import all_rules
