@@ -30,10 +30,10 @@ import fnmatch
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Iterable
 
-from .model import LEVELS, Finding, Span, rule_matches
+from .model import Finding, LEVELS, Span, record, rule_matches
 from .safeio import git_top, inside
 
 KEYS = ("select", "ignore", "per-file-ignores", "levels", "fail-level", "knowledge", "require-reason",
@@ -57,7 +57,7 @@ class ConfigError(Exception):
     """The configuration file is wrong; ``str(err)`` is ``path:line:col: message``."""
 
 
-@dataclass(slots=True)
+@record
 class Config:
     path: str | None = None
     select: list[str] = field(default_factory=list)

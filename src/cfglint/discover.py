@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from .model import record
 from .safeio import git_top, linted_root
 
 MANIFEST = "submission.yaml"
@@ -21,7 +22,7 @@ SKIP_DIRS = {"node_modules", "__pycache__", "venv", ".venv", "site-packages"}
 LOOSE_SUFFIXES = (".sh", ".bash", ".args", ".yaml", ".yml")
 
 
-@dataclass(slots=True)
+@record
 class Targets:
     submissions: list[str] = field(default_factory=list)   # directories, in order
     loose_files: list[str] = field(default_factory=list)

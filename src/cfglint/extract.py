@@ -21,7 +21,7 @@ from typing import Any
 
 from .knowledge import Knowledge
 from .launchers import Launch, Launchers, registries  # noqa: F401  (registries: re-exported)
-from .model import Located, Span, parse_int
+from .model import Located, Span, parse_int, record
 from .shell import Command, Overlay, Word
 from .wrappers import Unwrapped, Wrappers, shell_string_commands
 from .yamlsrc import YMap, YNode, YScalar, walk_path
@@ -34,7 +34,7 @@ ROLES_BY_NAME = (
 )
 
 
-@dataclass(slots=True)
+@record
 class ConfigFile:
     """An engine YAML file of the submission (``path`` as named in the manifest)."""
 
@@ -46,7 +46,7 @@ class ConfigFile:
     written_by: str | None = None  # the launch script that writes it with a heredoc (display path)
 
 
-@dataclass(slots=True)
+@record
 class ParserRef:
     """A reasoning or tool-call parser name and the registry it must be found in."""
 
@@ -67,7 +67,7 @@ class Arg:
     origin: str                     # "cli" or the config file's display path
 
 
-@dataclass(slots=True)
+@record
 class Process:
     """One launched engine worker (or the engine view of a published engine YAML)."""
 
@@ -109,7 +109,7 @@ class Process:
     env: Mapping[str, Located] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@record
 class Deployment:
     processes: list[Process] = field(default_factory=list)
     instances: dict[str, Located] = field(default_factory=dict)  # role -> count from server config

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from . import suppress
 from .checks import all_rules, run_checks
@@ -13,12 +13,12 @@ from .discover import MANIFEST, discover, display_path
 from .extract import Deployment, extract
 from .knowledge import knowledge
 from .load import Submission, load_loose_file, load_submission, merge_related
-from .model import Finding, Span
+from .model import Finding, Span, record
 from .redact import mask_result, token_pattern
 from .textfile import MAX_BYTES, TextFile
 
 
-@dataclass(slots=True)
+@record
 class LintResult:
     findings: list[Finding] = field(default_factory=list)
     # display path -> its lines: a SourceLines of the lines findings point at, the whole list for a
@@ -363,7 +363,7 @@ def _needed_lines(tf: TextFile, findings: list[Finding], whole: bool, first: boo
     return SourceLines(len(lines), {i: lines[i] for i in want if 0 <= i < len(lines)})
 
 
-@dataclass(slots=True)
+@record
 class _Outcome:
     """What the run keeps of one linted unit (picklable: it comes back from a worker process).
     ``texts``: (display path, path, real path, lines kept, TextFile when it has fixes) per file
@@ -378,7 +378,7 @@ class _Outcome:
     error: str | None = None
 
 
-@dataclass(slots=True)
+@record
 class _Units:
     """Lints one unit from its task (:func:`lint_paths`): the same code in-process and in workers."""
 

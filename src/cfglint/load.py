@@ -9,13 +9,13 @@ SUB002 (named file missing or outside the submission).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .argsfile import parse_args_file
 from .discover import MANIFEST, display_path, printable, serving_candidates
 from .extract import ConfigFile
 from .knowledge import knowledge
-from .model import Finding, Span
+from .model import Finding, Span, record
 from .safeio import inside
 from .shell import Command, ParserCrash, ShellScript, parse_shell
 from .textfile import MAX_BYTES, ReadError, TextFile, read_text
@@ -23,7 +23,7 @@ from .validation import validate, validator
 from .yamlsrc import MAX_NODES, YamlError, YMap, YNode, foreign_tags, key_span, nodes, parse_yaml, to_python, walk_path
 
 
-@dataclass(slots=True)
+@record
 class Submission:
     """Everything one lint unit consists of, parsed; ``manifest`` is {} without a manifest."""
 

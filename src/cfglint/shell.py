@@ -31,7 +31,7 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .model import Located, Span
+from .model import Located, Span, record
 
 # <host-path>, <0..1>, <model path>: not a heredoc (<<), here-string or process substitution <(
 PLACEHOLDER = re.compile(rb"(?<![<$])<([A-Za-z0-9][A-Za-z0-9_.:/+ -]*)>")
@@ -141,7 +141,7 @@ class Overlay(MutableMapping):
         return sum(1 for _ in self)
 
 
-@dataclass(slots=True)
+@record
 class Command:
     """A simple command: argv words, prefix assignments, exported environment, loop count."""
 
@@ -153,7 +153,7 @@ class Command:
     certain: bool = True           # False: runs an unknown number of times (branch, loop, function)
 
 
-@dataclass(slots=True)
+@record
 class WrittenFile:
     """A file the script writes from a heredoc: ``path`` as the script names it (static text,
     or None when the path is not known statically), the body's text and the (1-based) line
@@ -167,7 +167,7 @@ class WrittenFile:
     static: bool = True
 
 
-@dataclass(slots=True)
+@record
 class ShellScript:
     commands: list[Command] = field(default_factory=list)
     errors: list[Span] = field(default_factory=list)
@@ -304,7 +304,7 @@ def _parse_shell(text: str, path: str) -> ShellScript:
     return walker.script
 
 
-@dataclass(slots=True)
+@record
 class _Piece:
     """A run of a static value's characters written together at ``span`` (char i of ``text``
     at column ``span.col + i`` when :attr:`exact`)."""

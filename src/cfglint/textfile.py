@@ -19,8 +19,8 @@ from __future__ import annotations
 import bisect
 import codecs
 import re
-from dataclasses import dataclass
 
+from .model import record
 from .safeio import MAX_BYTES, ReadError, read_bytes
 
 NUL = b"\x00"
@@ -64,7 +64,7 @@ class LineIndex:
         return start + col - 1 if start + col - 1 <= end else None
 
 
-@dataclass(slots=True)
+@record
 class TextFile:
     """A file's decoded text. ``display`` is the path shown in findings; ``data`` the bytes as
     read (byte-order mark and line breaks included): ``--fix`` edits those and nothing else."""

@@ -15,9 +15,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
-from .model import Located, Span, parse_int
+from .model import Located, Span, parse_int, record
 from .shell import Command, Word
 
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -25,7 +25,7 @@ ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 SHORT_CLUSTER = re.compile(r"^-[A-Za-z]{2,}$")
 
 
-@dataclass(slots=True)
+@record
 class Unwrapped:
     """The wrapped command and what its wrappers said about it.
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable
 from ..extract import Deployment
 from ..knowledge import Knowledge
 from ..load import Submission
-from ..model import Finding, Located, Span, parse_int
+from ..model import Finding, Located, Span, parse_int, record
 from ..yamlsrc import walk_path
 
 
@@ -58,7 +58,7 @@ class Gap:
     span: Span | None = None
 
 
-@dataclass(slots=True)
+@record
 class Context:
     sub: Submission
     deployment: Deployment

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..extract import Process
-from ..model import Finding, Located, Span, parse_int
+from ..model import Finding, Located, Span, parse_int, record
 from . import Context, as_int, here, rule
 
 # the role names a manifest may use (schemas/submission.schema.json, $defs.role.name)
@@ -24,7 +23,7 @@ def _count(value: Located | None) -> int | None:
 RANGE = re.compile(r"^<(\d+)\.\.(\d+)>$")  # a published placeholder standing for every rank: <0..1>
 
 
-@dataclass(slots=True)
+@record
 class NodeMember:
     """One launch of a multi-node instance: the ranks it runs (None: not known statically)."""
 
@@ -34,7 +33,7 @@ class NodeMember:
     stated_range: bool = False      # the rank is a published range placeholder such as <0..1>
 
 
-@dataclass(slots=True)
+@record
 class NodeGroup:
     """The launches that form one multi-node instance: SGLang / vLLM ``--nnodes N`` with the
     same rendezvous address (``--dist-init-addr`` / ``--master-addr``), or vLLM data parallel
