@@ -107,6 +107,8 @@ class Process:
     # the process's environment as the launch sets it (export, VAR=x cmd, docker run -e, mpirun -x,
     # env, NAME=value lines of an argument file); value None when only known at run time
     env: Mapping[str, Located] = field(default_factory=dict)
+    # the Kubernetes container it runs in (cfglint.k8s.Container: pod template, replicas, GPUs)
+    pod: Any = None
 
 
 @dataclass(slots=True)
@@ -271,12 +273,17 @@ class _Adapter:
             self.shell_strings -= 1
             out = []
             for inner in shell_string_commands(wrapped.shell_string, self.shell_errors):
+                inner.origin = cmd.origin
+                if inner.repeat is None:
+                    inner.repeat = cmd.repeat
                 for proc in self.processes(inner, file_role, dict(env), depth + 1):
                     proc.wrappers = wrapped.chain + proc.wrappers
                     if proc.image is None:
                         proc.image = wrapped.image
                     out.append(proc)
             return out
+        if wrapped.image is None and cmd.origin is not None:
+            wrapped.image = getattr(cmd.origin, "image", None)  # a Kubernetes container's image
         launch = self.launchers.identify(wrapped.words) or \
             self.launchers.from_image(wrapped.image.value if wrapped.image else None, wrapped.words)
         if launch is None:
@@ -314,7 +321,8 @@ class _Adapter:
                        image=wrapped.image, wrappers=list(wrapped.chain), launch_nodes=wrapped.nodes,
                        tasks_per_node=wrapped.per_node, wrapper_gpus=wrapped.gpus, hosts=wrapped.hosts,
                        env_files=list(wrapped.env_files),
-                       dp_workers_on_one_node=bool(launch.spec.get("dp_workers_on_one_node")))
+                       dp_workers_on_one_node=bool(launch.spec.get("dp_workers_on_one_node")),
+                       pod=cmd.origin)
         router_prefix = launch.spec.get("router_flag_prefix")
         cvd = env.get("CUDA_VISIBLE_DEVICES")
         if cvd is not None and cvd.static and re.fullmatch(r"\d+(,\d+)*", cvd.text):

@@ -1,0 +1,507 @@
+"""Kubernetes manifests: workload objects become engine launches, with positions.
+
+A manifest file holds one or more YAML documents (``kubectl apply -f``, ``helm template``
+output with its ``# Source:`` comments). Each object with ``apiVersion`` and ``kind`` is read;
+the pod templates of the workload kinds below become :class:`~cfglint.shell.Command` s, one per
+container that runs a command, which the one extraction path (:mod:`cfglint.extract`) turns into
+engine processes exactly as it does a shell launch:
+
+- Deployment, StatefulSet, ReplicaSet: ``spec.replicas`` pods of ``spec.template``
+  (Kubernetes API reference, apps/v1);
+- Job: ``spec.parallelism`` pods; Pod: one pod (``spec`` is the pod spec);
+- LeaderWorkerSet (leaderworkerset.x-k8s.io/v1): ``spec.replicas`` groups of
+  ``spec.leaderWorkerTemplate.size`` pods, the leader from ``leaderTemplate`` (or, without one,
+  ``workerTemplate``), the others from ``workerTemplate``; LWS sets ``LWS_LEADER_ADDRESS``,
+  ``LWS_GROUP_SIZE`` and ``LWS_WORKER_INDEX`` (0 for the leader) in every container
+  (kubernetes-sigs/lws pkg/utils/pod/pod_utils.go, docs site "Reference: environment variables");
+- DisaggregatedSet (disaggregatedset.x-k8s.io v1alpha1 / v1): ``spec.roles[]``, each a named
+  role (prefill, decode) with ``replicas`` LWS groups of its ``leaderWorkerTemplate``
+  (v1: under the role's ``spec``), times ``spec.slices`` (kubernetes-sigs/lws
+  api/disaggregatedset/v1).
+
+A container's argv is ``command`` + ``args`` with Kubernetes' ``$(VAR)`` references expanded
+from the container's ``env`` (``$$`` escapes, an undefined reference stays as written;
+Kubernetes API reference, Container.args). Without ``command`` the image's entrypoint runs
+``args`` (the launchers' image table decides which). ``bash -c SCRIPT`` / ``sh -c SCRIPT`` is
+read by the shell parser; every word keeps the position of its characters in the YAML scalar
+(plain, quoted or block scalar), so findings point at the exact column in the manifest.
+
+Kinds that are recognised but not modelled (other serving operators' custom resources,
+kustomize overlays) are listed in :data:`NOT_MODELLED`; COV001 reports them as not checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .model import Finding, Located, Span, parse_int
+from .shell import Command, Word
+from .yamlsrc import YMap, YNode, YScalar, YSeq
+
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+# kinds recognised but not modelled: what they are, for the COV001 note
+NOT_MODELLED = {
+    "RoleBasedGroup": "SGLang RoleBasedGroup (sgl-project/rbg)",
+    "DynamoGraphDeployment": "NVIDIA Dynamo DynamoGraphDeployment",
+    "ModelServing": "kthena ModelServing",
+    "StormService": "AIBrix StormService",
+    "LLMInferenceService": "KServe LLMInferenceService",
+    "VLLMRuntime": "vLLM production-stack VLLMRuntime",
+    "InferenceService": "KServe InferenceService",
+    "Kustomization": "kustomize overlay (its patches change objects defined elsewhere)",
+    "CronJob": "CronJob",
+    "DaemonSet": "DaemonSet",
+}
+MAX_OBJECTS = 256      # Kubernetes objects read per file
+MAX_CONTAINERS = 64    # containers turned into commands per file
+
+
+@dataclass(slots=True)
+class PodGroup:
+    """One pod template of a workload and how many pods run it.
+
+    ``replicas``: groups (Deployment replicas, LWS replicas, DisaggregatedSet role replicas x
+    slices); ``size``: pods per group (LWS size; None: 1); ``part``: "leader" / "worker" for an
+    LWS template (the worker template stands for ``size - 1`` pods, or ``size`` pods when it is
+    also the leader's: ``part`` "all"); ``role``: the DisaggregatedSet role name."""
+
+    kind: str
+    name: str
+    kind_span: Span
+    spec: YMap                     # the pod spec (containers, volumes, hostIPC, nodeSelector ...)
+    replicas: Located | None = None
+    size: Located | None = None
+    part: str | None = None
+    role: Located | None = None
+
+    def pods_per_instance(self) -> int:
+        """Pods one instance of the engine spans: the LWS group size, else 1."""
+        n = parse_int(self.size.value) if self.size is not None else None
+        return n if n and n > 0 else 1
+
+
+@dataclass(slots=True)
+class Container:
+    """A container of a pod template that runs a command: its node, image and GPU resources
+    (resource name -> (limit, request), each with its span)."""
+
+    group: PodGroup
+    node: YMap
+    name: str
+    image: Located | None
+    gpus: dict[str, tuple[Located | None, Located | None]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Manifest:
+    """What a manifest file holds: its objects (node, kind), the commands of its containers
+    (with the role each is for), the kinds not modelled (kind, span) and load findings."""
+
+    objects: list[YMap] = field(default_factory=list)
+    commands: list[tuple[Command, str | None]] = field(default_factory=list)
+    not_modelled: list[tuple[str, Span]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def is_object(node: YNode | None) -> bool:
+    """A Kubernetes object: a mapping with string ``apiVersion`` and ``kind``."""
+    return isinstance(node, YMap) and isinstance(_value(node.get("apiVersion")), str) \
+        and isinstance(_value(node.get("kind")), str)
+
+
+def object_findings(node: YMap, display: str) -> list:
+    """Findings about one Kubernetes object as a whole (its YAML node ``node``, in the file
+    shown as ``display``). SCHEMA VALIDATION IS WIRED HERE: the lead adds
+    ``k8sschema.validate_object(node, display)`` (the Kubernetes OpenAPI for built-in kinds,
+    published CRD schemas for the others) to what this returns. Called once per object of every
+    manifest file, in document order."""
+    return []
+
+
+def _value(node: YNode | None):
+    return node.value if isinstance(node, YScalar) else None
+
+
+def _map(node: YNode | None, *path: str) -> YMap | None:
+    for key in path:
+        node = node.get(key) if isinstance(node, YMap) else None
+    return node if isinstance(node, YMap) else None
+
+
+def _located(node: YNode | None) -> Located | None:
+    return Located(node.value, node.span) if isinstance(node, YScalar) and node.value is not None else None
+
+
+def _templates(obj: YMap) -> list[PodGroup] | None:
+    """The pod templates of a workload object, or None when its kind is not modelled."""
+    kind = _value(obj.get("kind"))
+    name = _value(_map(obj, "metadata").get("name")) if _map(obj, "metadata") else None
+    name = name if isinstance(name, str) else ""
+    kspan = obj.get("kind").span  # type: ignore[union-attr]
+    spec = _map(obj, "spec")
+    if spec is None:
+        return []
+    if kind in ("Deployment", "StatefulSet", "ReplicaSet"):
+        pod = _map(spec, "template", "spec")
+        return [PodGroup(kind, name, kspan, pod, _located(spec.get("replicas")))] if pod else []
+    if kind == "Job":
+        pod = _map(spec, "template", "spec")
+        return [PodGroup(kind, name, kspan, pod, _located(spec.get("parallelism")))] if pod else []
+    if kind == "Pod":
+        return [PodGroup(kind, name, kspan, spec)]
+    if kind == "LeaderWorkerSet":
+        return _lws(kind, name, kspan, spec, _located(spec.get("replicas")), None)
+    if kind == "DisaggregatedSet":
+        out: list[PodGroup] = []
+        roles = spec.get("roles")
+        slices = _located(spec.get("slices"))
+        for role in roles.items if isinstance(roles, YSeq) else []:
+            if not isinstance(role, YMap):
+                continue
+            body = _map(role, "spec") or role      # v1: under spec; v1alpha1: on the role
+            replicas = _located(body.get("replicas"))
+            n, k = (parse_int(replicas.value) if replicas else 1), (parse_int(slices.value) if slices else 1)
+            if replicas is not None and slices is not None and n is not None and k is not None:
+                replicas = Located(n * k, replicas.span)
+            rname = role.get("name")
+            out += _lws(kind, name, kspan, body, replicas, _located(rname))
+        return out
+    return None
+
+
+def _lws(kind: str, name: str, kspan: Span, spec: YMap, replicas: Located | None,
+         role: Located | None) -> list[PodGroup]:
+    lwt = _map(spec, "leaderWorkerTemplate")
+    if lwt is None:
+        return []
+    size = _located(lwt.get("size"))
+    leader = _map(lwt, "leaderTemplate", "spec")
+    worker = _map(lwt, "workerTemplate", "spec")
+    out = []
+    if leader is not None:
+        out.append(PodGroup(kind, name, kspan, leader, replicas, size, "leader", role))
+    if worker is not None:
+        out.append(PodGroup(kind, name, kspan, worker, replicas, size, "worker" if leader is not None else "all", role))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# characters of a YAML scalar -> their positions in the file
+
+def scalar_positions(node: YScalar, lines: list[str]) -> list[tuple[int, int]] | None:
+    """(line, column) of each character of a string scalar's value in the file (``lines``:
+    the file's lines), or None when they cannot be placed one by one (escapes, a quoted or
+    folded scalar whose text differs from its source). Handles plain and quoted scalars on one
+    line, literal block scalars (``|``) and folded or multi-line plain scalars whose lines are
+    their source lines without indentation."""
+    value = node.text
+    s = node.span
+    if s.line < 1 or s.end_line > len(lines) + 1:
+        return None
+    if s.line == s.end_line:
+        src = lines[s.line - 1][s.col - 1:s.end_col - 1]
+        if src == value:
+            return [(s.line, s.col + i) for i in range(len(value))]
+        if len(src) >= 2 and src[0] in "'\"" and src[-1] == src[0] and src[1:-1] == value:
+            return [(s.line, s.col + 1 + i) for i in range(len(value))]
+        return None
+    first = lines[s.line - 1][s.col - 1:]
+    block = first[:1] in ("|", ">")
+    pieces: list[tuple[int, int, str]] = []   # (line, col, text) of each source line's content
+    if not block:
+        head = first.rstrip()
+        if head[:1] in ("'", '"'):
+            return None
+        pieces.append((s.line, s.col, head))
+    for ln in range(s.line + 1, min(s.end_line, len(lines)) + 1):
+        text = lines[ln - 1]
+        if ln == s.end_line:
+            text = text[:s.end_col - 1]
+        stripped = text.lstrip(" ")
+        pieces.append((ln, len(text) - len(stripped) + 1, stripped))
+    out: list[tuple[int, int]] = []
+    pos = 0
+    if first[:1] == "|":
+        # literal: each value line is a source line without the block's indentation
+        indent = min((c for _ln, c, t in pieces if t.strip()), default=1)
+        for ln, _c, _t in pieces:
+            raw = lines[ln - 1]
+            content = raw[indent - 1:] if len(raw) >= indent - 1 else ""
+            if pos >= len(value):
+                break
+            end = value.find("\n", pos)
+            line_value = value[pos:] if end < 0 else value[pos:end]
+            if not content.startswith(line_value):
+                return None
+            out += [(ln, indent + i) for i in range(len(line_value))]
+            pos += len(line_value)
+            if end >= 0:
+                out.append((ln, indent + len(line_value)))
+                pos += 1
+        return out if len(out) == len(value) else None
+    # folded or multi-line plain: each non-empty source line's text in order, joined by breaks
+    last = (s.line, s.col)
+    for ln, c, t in pieces:
+        t = t.rstrip()
+        if not t:
+            continue
+        while pos < len(value) and value[pos] in " \n":
+            out.append(last)
+            pos += 1
+        if not value.startswith(t, pos):
+            return None
+        out += [(ln, c + i) for i in range(len(t))]
+        pos += len(t)
+        last = (ln, c + len(t))
+    while pos < len(value) and value[pos] in " \n":
+        out.append(last)
+        pos += 1
+    return out if len(out) == len(value) else None
+
+
+def _span_of(where: list[tuple[int, int]], a: int, b: int, path: str, fallback: Span) -> Span:
+    if not where or a >= len(where) or b <= a:
+        return fallback
+    (l1, c1), (l2, c2) = where[a], where[b - 1]
+    return Span(path, l1, c1, l2, c2 + 1)
+
+
+# ---------------------------------------------------------------------------------------
+# $(VAR) references
+
+_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+
+
+@dataclass(slots=True)
+class _Env:
+    """A container's environment: name -> (static text or None, where it is written, the
+    positions of its characters or None)."""
+
+    values: dict[str, tuple[str | None, Span, list[tuple[int, int]] | None]] = field(default_factory=dict)
+
+
+def _expand(text: str, where: list[tuple[int, int]] | None, span: Span, env: _Env,
+            shell: bool) -> tuple[str, list[tuple[int, int]] | None, bool]:
+    """``text`` with Kubernetes' ``$(VAR)`` references expanded from ``env``: (text, positions
+    of its characters, static). A reference to a value known only at run time stays unknown:
+    in a shell script it becomes ``${VAR}`` (the same length: the shell sees a variable it
+    cannot know), in an argument the word is not static. ``$$`` is one ``$``."""
+    if "$" not in text:
+        return text, where, True
+    out: list[str] = []
+    pos_out: list[tuple[int, int]] | None = [] if where is not None else None
+    static = True
+    i = 0
+    for m in _REF.finditer(text):
+        out.append(text[i:m.start()])
+        if pos_out is not None and where is not None:
+            pos_out += where[i:m.start()]
+        i = m.end()
+        ref_pos = where[m.start():m.end()] if where is not None else None
+        if m.group(0) == "$$":
+            rep, rep_pos = "$", (ref_pos[:1] if ref_pos else None)
+        else:
+            name = m.group(1)
+            got = env.values.get(name)
+            if got is None:  # undefined: kept as written
+                rep, rep_pos = m.group(0), ref_pos
+                static = static and shell
+            elif got[0] is None:
+                rep, rep_pos = ("${" + name + "}", ref_pos) if shell else (m.group(0), ref_pos)
+                static = static and shell
+            else:
+                rep = got[0]
+                at = got[2] if got[2] is not None and len(got[2]) == len(rep) else None
+                rep_pos = at if at is not None else ([ref_pos[0]] * len(rep) if ref_pos else None)
+        out.append(rep)
+        if pos_out is not None:
+            if rep_pos is None or len(rep_pos) != len(rep):
+                pos_out = None
+            else:
+                pos_out += rep_pos
+    out.append(text[i:])
+    if pos_out is not None and where is not None:
+        pos_out += where[i:]
+    return "".join(out), pos_out, static
+
+
+# the shell sees the container's environment: $NAME / ${NAME} of a static value
+_SHELL_REF = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_]))")
+
+
+def _shell_env(text: str, where: list[tuple[int, int]] | None, env: _Env) -> tuple[str, list[tuple[int, int]] | None]:
+    """A ``bash -c`` script with ``$NAME`` / ``${NAME}`` of the container's static environment
+    written out (each character of a value at the reference's place): the shell parser knows
+    only what the script assigns, and these come from the pod."""
+    if where is None or "$" not in text:
+        return text, where
+    out: list[str] = []
+    pos: list[tuple[int, int]] = []
+    i = 0
+    for m in _SHELL_REF.finditer(text):
+        name = m.group(1) or m.group(2)
+        got = env.values.get(name)
+        if got is None or got[0] is None or re.search(r"[\s'\"$`\\;&|<>(){}]", got[0]) and not _PLACEHOLDER.match(got[0]):
+            continue
+        out.append(text[i:m.start()])
+        pos += where[i:m.start()]
+        out.append(got[0])
+        pos += [where[m.start()]] * len(got[0])
+        i = m.end()
+    out.append(text[i:])
+    pos += where[i:]
+    return "".join(out), pos
+
+
+_PLACEHOLDER = re.compile(r"^<[a-z0-9][a-z0-9.-]*>$")  # <1..3>, <lws-leader-address>
+
+
+# ---------------------------------------------------------------------------------------
+
+SHELLS = ("bash", "sh", "dash", "zsh")
+SCRIPT_FLAGS = ("-c", "-lc", "-ec", "-xc", "-exc", "-cx", "-ce")
+
+
+def _items(seq: YNode | None, lines: list[str]) -> list[tuple[YScalar, str, list[tuple[int, int]] | None]]:
+    """(node, text, positions of its characters or None) of each scalar of a command / args list."""
+    out = []
+    for item in seq.items if isinstance(seq, YSeq) else []:
+        if not isinstance(item, YScalar):
+            continue
+        text = item.text
+        where = scalar_positions(item, lines) if text else None
+        out.append((item, text, where if where is not None and len(where) == len(text) else None))
+    return out
+
+
+def _env(container: YMap, group: PodGroup, lines: list[str]) -> _Env:
+    env = _Env()
+    size = group.size
+    if group.kind in ("LeaderWorkerSet", "DisaggregatedSet"):
+        # the leader's address is wired by LWS: a placeholder stands for it (a value known to be set)
+        env.values["LWS_LEADER_ADDRESS"] = ("<lws-leader-address>", group.kind_span, None)
+        env.values["LWS_NAME"] = (None, group.kind_span, None)
+        n = parse_int(size.value) if size is not None else 1
+        n = n if n and n > 0 else 1
+        at = size.span if size is not None else group.kind_span
+        env.values["LWS_GROUP_SIZE"] = (str(n), at, None)
+        if group.part == "leader":
+            index = "0"
+        elif group.part == "worker":
+            index = "1" if n == 2 else f"<1..{n - 1}>"
+        else:
+            index = "0" if n == 1 else f"<0..{n - 1}>"
+        env.values["LWS_WORKER_INDEX"] = (index, at, None)
+    items = container.get("env")
+    for item in items.items if isinstance(items, YSeq) else []:
+        if not isinstance(item, YMap):
+            continue
+        name = _value(item.get("name"))
+        if not isinstance(name, str):
+            continue
+        value = item.get("value")
+        if isinstance(value, YScalar) and value.value is not None:
+            text = value.text if isinstance(value.value, str) else str(value.value)
+            where = scalar_positions(value, lines) if isinstance(value.value, str) else None
+            # a value may itself use $(VAR) of variables defined before it
+            text, where, static = _expand(text, where, value.span, env, shell=False)
+            env.values[name] = (text if static else None, value.span, where)
+        else:  # valueFrom (fieldRef, secretKeyRef ...): known at run time
+            key = item.get("name")
+            env.values[name] = (None, key.span if key is not None else item.span, None)
+    return env
+
+
+def container_command(c: Container, lines: list[str], display: str) -> Command | None:
+    """The container's argv as a :class:`Command`: words with the positions of their
+    characters, ``$(VAR)`` expanded, the environment as its assignments; None for a container
+    that sets neither ``command`` nor ``args``."""
+    node = c.node
+    if node.get("command") is None and node.get("args") is None:
+        return None
+    env = _env(node, c.group, lines)
+    words: list[Word] = []
+    items = _items(node.get("command"), lines) + _items(node.get("args"), lines)
+    texts = [t for _n, t, _w in items]
+    for i, (item, text, where) in enumerate(items):
+        shell = i >= 2 and texts[i - 1] in SCRIPT_FLAGS and texts[i - 2].rsplit("/", 1)[-1] in SHELLS
+        text2, where2, static = _expand(text, where, item.span, env, shell)
+        if shell:
+            text2, where2 = _shell_env(text2, where2, env)
+        span = _span_of(where2, 0, len(text2), display, item.span) if where2 else item.span
+        words.append(Word(text2, text2, span, static, where2))
+    if not words:
+        return None
+    assignments: dict[str, Word] = {}
+    for name, (value, span, where) in env.values.items():
+        w = Word(value if value is not None else f"$({name})", value if value is not None else f"$({name})",
+                 span, value is not None)
+        assignments[name] = w
+    first = node.get("command") or node.get("args")
+    return Command(words, {}, assignments, first.span if first is not None else node.span)
+
+
+def _gpus(container: YMap) -> dict[str, tuple[Located | None, Located | None]]:
+    out: dict[str, tuple[Located | None, Located | None]] = {}
+    limits = _map(container, "resources", "limits")
+    requests = _map(container, "resources", "requests")
+    for res in GPU_RESOURCES:
+        lim = _located(limits.get(res)) if limits else None
+        req = _located(requests.get(res)) if requests else None
+        if lim is not None or req is not None:
+            out[res] = (lim, req)
+    return out
+
+
+def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest:
+    """The Kubernetes objects among ``docs`` (the documents of one file, ``lines`` its lines)
+    and the commands their containers run, each with the role it is for (a DisaggregatedSet
+    role's name; None otherwise) and its :class:`Container` as ``command.origin``."""
+    out = Manifest()
+    containers = 0
+    stack = list(docs)
+    seen = 0
+    while stack:
+        doc = stack.pop(0)
+        if not is_object(doc):
+            continue
+        seen += 1
+        if seen > MAX_OBJECTS:
+            break
+        assert isinstance(doc, YMap)
+        kind = _value(doc.get("kind"))
+        if kind == "List" or (isinstance(kind, str) and kind.endswith("List") and isinstance(doc.get("items"), YSeq)):
+            stack[:0] = list(doc.get("items").items)  # type: ignore[union-attr]
+            continue
+        out.objects.append(doc)
+        out.findings += object_findings(doc, display)
+        groups = _templates(doc)
+        if groups is None:
+            if kind in NOT_MODELLED:
+                out.not_modelled.append((kind, doc.get("kind").span))  # type: ignore[union-attr]
+            continue
+        for g in groups:
+            cs = g.spec.get("containers")
+            for cnode in cs.items if isinstance(cs, YSeq) else []:
+                if not isinstance(cnode, YMap) or containers >= MAX_CONTAINERS:
+                    continue
+                containers += 1
+                cname = _value(cnode.get("name"))
+                c = Container(g, cnode, cname if isinstance(cname, str) else "", _located(cnode.get("image")), _gpus(cnode))
+                cmd = container_command(c, lines, display)
+                if cmd is None and c.image is not None:
+                    cmd = Command([], {}, {}, cnode.span)   # the image's entrypoint with no arguments
+                if cmd is None:
+                    continue
+                cmd.origin = c
+                if g.replicas is not None:
+                    n = parse_int(g.replicas.value)
+                    if n is not None and n != 1:
+                        cmd.repeat = Located(n, g.replicas.span)
+                out.commands.append((cmd, g.role.value if g.role is not None and isinstance(g.role.value, str) else None))
+    return out
+
+
+def k8s_files_hint() -> str:
+    return ", ".join(sorted(NOT_MODELLED))
