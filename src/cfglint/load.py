@@ -401,6 +401,12 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
     tf = _read(path, display, sub)
     if tf is not None:
         _load_file(tf, os.path.basename(path), None, False, sub)
+        if not sub.launches and sub.k8s_objects and not sub.k8s_not_modelled:
+            # Kubernetes objects that run no container command (a Service, a ConfigMap): as any
+            # other YAML that is no engine config, only its syntax is checked
+            sub.texts.clear()
+            sub.k8s_objects.clear()
+            sub.unknown_yaml = _file_span(display)
         if not sub.launches and sub.configs and not _looks_like_engine_config(sub.configs[0].root):
             # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
             # outside a submission only engine configs get more than a syntax check, and

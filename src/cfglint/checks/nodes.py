@@ -219,7 +219,8 @@ def _rank_coverage(procs):
             continue  # a rank given at run time ($NODE_RANK, a loop variable): cannot be counted
         seen: dict[int, object] = {}
         for m in g.members:
-            times = m.proc.repeat.value if m.proc.repeat is not None else 1
+            # a Kubernetes group's replicas are instances of their own (each with ranks 0..N-1)
+            times = m.proc.repeat.value if m.proc.repeat is not None and m.proc.pod is None else 1
             dups: list[int] = []
             outside: list[int] = []
             first = None

@@ -124,6 +124,7 @@ def check_host_paths(ctx: Context):
     components = [(e["component"], e.get("why", "")) for e in table.get("host_components") or []
                   if isinstance(e, dict) and e.get("component")]
     container = set(table.get("container_prefixes") or [])
+    platform = [str(e["prefix"]) for e in table.get("platform_prefixes") or [] if isinstance(e, dict) and e.get("prefix")]
     mounted = mounts(ctx)
     for tf in ctx.sub.texts:
         targets, sources = mounted.get(tf.display, ([], []))
@@ -149,6 +150,8 @@ def check_host_paths(ctx: Context):
                 normalized = posixpath.normpath(path)
                 if targets and _under(normalized, targets) and not _under(normalized, sources):
                     continue  # inside a container this file starts: -v ${PWD}:/mnt ... /mnt/model
+                if any(normalized == p.rstrip("/") or normalized.startswith(p.rstrip("/") + "/") for p in platform):
+                    continue  # a managed platform's node path (GKE's driver directory): the same everywhere
                 why = next((w for p, w in prefixes if normalized.startswith(p) or normalized == p.rstrip("/")), None)
                 parts = normalized.split("/")[1:]
                 if why is None and "/" + parts[0] not in container:

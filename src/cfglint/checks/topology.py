@@ -181,7 +181,10 @@ def _launched_instances(ctx: Context, role: str) -> tuple[int, Located | None] |
         return None
     groups = node_groups(procs)
     grouped = {id(m.proc) for g in groups for m in g.members}
-    count = len(groups)  # each multi-node instance once, however many nodes (TOP003 checks their ranks)
+    # each multi-node instance once, however many nodes (TOP003 checks their ranks); a Kubernetes
+    # group (LeaderWorkerSet) runs as many instances as its replicas
+    count = sum(max((m.proc.repeat.value for m in g.members if m.proc.pod is not None and m.proc.repeat is not None),
+                    default=1) for g in groups)
     for p in procs:
         if id(p) in grouped or is_secondary(p):
             continue
