@@ -1,0 +1,192 @@
+"""Kubernetes manifests: multi-document YAML, workloads as engine launches (positions inside YAML
+scalars, $(VAR) expansion, bash -c scripts), K8S001-K8S003. Every case is one of the catalog's
+deployments (examples/submissions/catalog/) changed in one place, with its unchanged control."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support import copy_submission, lint, only, position, replace_once
+
+SINGLE = "catalog/deepseek-v4-flash/rtx6000d-sglang-tp4-marlin"
+LWS = "catalog/deepseek-v4-flash/rtx6000d-sglang-lws-tp8-pp2"
+PD = "catalog/glm-5.2/rtx6000d-sglang-pd-tp8-pp2-ep8-hicache"
+
+
+def _replace_first(path: Path, old: str, new: str) -> tuple[int, int]:
+    """Replace the first occurrence of ``old``; (line, col) of the replacement."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    at = position(text, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return at
+
+
+# -- the examples themselves ---------------------------------------------------------------
+def test_catalog_examples_have_no_k8s_or_topology_findings(tmp_path):
+    for rel in (SINGLE, LWS, PD):
+        found = lint(copy_submission(rel, tmp_path))
+        assert [f for f in found if f[0].startswith(("K8S", "TOP", "IO", "SUB", "FLG", "HW"))] == [], (rel, found)
+
+
+# -- multi-document YAML -------------------------------------------------------------------
+def test_helm_template_output_with_several_documents_is_read_with_exact_positions(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    manifest = sub / "deployment.yaml"
+    helm = ("---\n# Source: deepseek/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata:\n"
+            "  name: deepseek\nspec:\n  ports:\n    - port: 30000\n---\n# Source: deepseek/templates/deployment.yaml\n")
+    manifest.write_text(helm + manifest.read_text(encoding="utf-8"), encoding="utf-8")
+    assert lint(sub) == []  # no IO001 "expected one YAML document"
+    line, col = _replace_first(manifest, "- marlin", "- flashinfer_cutlass")
+    hw = only(lint(sub), "HW001")
+    assert [(f[1], f[2], f[3]) for f in hw] == [("deployment.yaml", line, col + 2)]
+    assert "flashinfer_cutlass" in hw[0][4]
+
+
+def test_an_engine_config_with_several_documents_is_still_io001(tmp_path):
+    sub = copy_submission("recipes/vllm-gpt-oss-120b-b200-tp1-config", tmp_path)
+    config = next(p for p in sub.iterdir() if p.suffix in (".yaml", ".yml") and p.name != "submission.yaml")
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text + ("" if text.endswith("\n") else "\n") + "---\nmax-num-seqs: 8\n", encoding="utf-8")
+    io = only(lint(sub), "IO001")
+    assert io and "expected one YAML document, found 2" in io[0][4]
+
+
+def test_a_manifest_outside_any_submission_is_linted_on_its_own(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    (sub / "submission.yaml").unlink()
+    line, col = _replace_first(sub / "deployment.yaml", "- --moe-runner-backend", "- --moe-runner-backnd")
+    found = lint(sub)
+    assert any(f[0] == "SUB004" and f[1] == "deployment.yaml" for f in found)
+    flg = only(found, "FLG001")
+    assert [(f[1], f[2], f[3]) for f in flg] == [("deployment.yaml", line, col + 2)]
+
+
+# -- containers as launches ----------------------------------------------------------------
+def test_a_flag_inside_a_bash_c_block_scalar_is_placed_at_its_column(tmp_path):
+    sub = copy_submission(PD, tmp_path)
+    line, col = _replace_first(sub / "disaggregatedset.yaml", "--hicache-size 100", "--hicache-sise 100")
+    flg = only(lint(sub), "FLG001")
+    assert [(f[1], f[2], f[3]) for f in flg] == [("disaggregatedset.yaml", line, col)]
+    assert "--hicache-sise" in flg[0][4]
+
+
+def test_k8s_variable_expansion_carries_the_group_size_into_nnodes(tmp_path):
+    # $(LWS_GROUP_SIZE) is the LWS size: 3 pods x 8 GPUs for an engine of TP 8 x PP 2
+    sub = copy_submission(LWS, tmp_path)
+    line = replace_once(sub / "lws.yaml", "    size: 2\n", "    size: 3\n")
+    k = only(lint(sub), "K8S001")
+    assert len(k) == 2 and {f[1] for f in k} == {"lws.yaml"}
+    assert all(f[4].startswith("nvidia.com/gpu: 8 x 3 pods per group (LeaderWorkerSet size, ")
+               and f[4].split(" gives")[0].endswith(f"lws.yaml:{line})") for f in k)
+    assert all("TP 8 x PP 2 = 16" in f[4] for f in k)
+
+
+def test_lws_replicas_are_instances(tmp_path):
+    sub = copy_submission(LWS, tmp_path)
+    replace_once(sub / "lws.yaml", "  replicas: 1\n", "  replicas: 2\n")
+    top = only(lint(sub), "TOP001")
+    assert len(top) == 1 and top[0][1] == "submission.yaml" and "starts 2 server instance(s)" in top[0][4]
+
+
+def test_disaggregatedset_role_replicas_are_the_xpyd_shape(tmp_path):
+    sub = copy_submission(PD, tmp_path)
+    replace_once(sub / "disaggregatedset.yaml", "        replicas: 2\n", "        replicas: 3\n")
+    top = only(lint(sub), "TOP001")
+    assert len(top) == 1 and "3 prefill instance(s)" in top[0][4] and "instances: 2" in top[0][4]
+
+
+# -- K8S001 --------------------------------------------------------------------------------
+def test_k8s001_gpu_limit_below_tp(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    text = (sub / "deployment.yaml").read_text(encoding="utf-8")
+    line, col = position(text, "nvidia.com/gpu: 4")
+    replace_once(sub / "deployment.yaml", "nvidia.com/gpu: 4", "nvidia.com/gpu: 2")
+    k = only(lint(sub), "K8S001")
+    assert [(f[1], f[2], f[3]) for f in k] == [("deployment.yaml", line, col + len("nvidia.com/gpu: "))]
+    assert "gives the engine 2 GPUs but it runs TP 4 = 4; set nvidia.com/gpu: 4" in k[0][4]
+
+
+def test_k8s001_request_differs_from_limit(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    replace_once(sub / "deployment.yaml", "            limits:\n              nvidia.com/gpu: 4\n",
+                 "            limits:\n              nvidia.com/gpu: 4\n            requests:\n              nvidia.com/gpu: 2\n")
+    k = only(lint(sub), "K8S001")
+    assert len(k) == 1 and "request 2 differs from its limit 4" in k[0][4]
+
+
+# -- K8S002 --------------------------------------------------------------------------------
+def test_k8s002_node_selector_on_another_gpu_product(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    line, col = _replace_first(sub / "deployment.yaml", "NVIDIA-RTX-PRO-6000D", "NVIDIA-H100-80GB-HBM3")
+    k = only(lint(sub), "K8S002")
+    assert [(f[1], f[2], f[3]) for f in k] == [("deployment.yaml", line, col)]
+    assert "pins the pods to H100 nodes but the submission declares RTX-6000D" in k[0][4]
+
+
+def test_k8s002_node_affinity_on_another_gpu_product(tmp_path):
+    sub = copy_submission(PD, tmp_path)
+    line, col = _replace_first(sub / "disaggregatedset.yaml", "[NVIDIA-RTX-PRO-6000D]", "[NVIDIA-B200]")
+    k = only(lint(sub), "K8S002")
+    assert (k[0][1], k[0][2], k[0][3]) == ("disaggregatedset.yaml", line, col + 1)
+    assert "B200" in k[0][4]
+
+
+def test_k8s002_amd_resource_on_an_nvidia_system(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    replace_once(sub / "deployment.yaml", "nvidia.com/gpu: 4", "amd.com/gpu: 4")
+    k = only(lint(sub), "K8S002")
+    assert len(k) == 1 and "amd.com/gpu (AMD GPUs) but the system is RTX-6000D" in k[0][4]
+
+
+# -- K8S003 --------------------------------------------------------------------------------
+def test_k8s003_multi_gpu_pod_without_shared_memory(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    replace_once(sub / "deployment.yaml", "            - name: shm\n              mountPath: /dev/shm\n", "")
+    text = (sub / "deployment.yaml").read_text(encoding="utf-8")
+    k = only(lint(sub), "K8S003")
+    assert [(f[1], f[2], f[3]) for f in k] == [("deployment.yaml", *position(text, "sglang\n"))]
+    assert "default 64 MiB /dev/shm" in k[0][4]
+
+
+def test_k8s003_host_ipc_is_enough(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    replace_once(sub / "deployment.yaml", "            - name: shm\n              mountPath: /dev/shm\n", "")
+    replace_once(sub / "deployment.yaml", "    spec:\n      # the catalog", "    spec:\n      hostIPC: true\n      # the catalog")
+    assert only(lint(sub), "K8S003") == []
+
+
+def test_k8s003_fixed_rendezvous_address_in_a_group(tmp_path):
+    sub = copy_submission(LWS, tmp_path)
+    line, col = _replace_first(sub / "lws.yaml", "$(LWS_LEADER_ADDRESS):20000", "leader-0.svc:20000")
+    k = only(lint(sub), "K8S003")
+    assert [(f[1], f[2], f[3]) for f in k] == [("lws.yaml", line, col)]
+    assert "fixed address" in k[0][4]
+
+
+def test_k8s003_group_without_nnodes(tmp_path):
+    sub = copy_submission(LWS, tmp_path)
+    for _ in range(2):
+        _replace_first(sub / "lws.yaml", "              - --nnodes\n              - $(LWS_GROUP_SIZE)\n", "")
+    k = only(lint(sub), "K8S003")
+    assert k and all("without --nnodes 2" in f[4] for f in k)
+
+
+# -- RED001 and platform paths -------------------------------------------------------------
+def test_gke_driver_host_path_is_standard_but_a_home_directory_is_not(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    replace_once(sub / "deployment.yaml", "path: /root/.cache ", "path: /home/kubernetes/bin/nvidia ")
+    assert only(lint(sub), "RED001") == []
+    replace_once(sub / "deployment.yaml", "path: /home/kubernetes/bin/nvidia ", "path: /home/alice/.cache ")
+    red = only(lint(sub), "RED001")
+    assert len(red) == 1 and "/home/alice/.cache" in red[0][4]
+
+
+# -- kinds not modelled --------------------------------------------------------------------
+def test_a_recognised_kind_that_is_not_modelled_is_a_partial_note(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    manifest = sub / "deployment.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "---\napiVersion: nvidia.com/v1alpha1\n"
+                        "kind: DynamoGraphDeployment\nmetadata:\n  name: x\nspec: {}\n", encoding="utf-8")
+    cov = only(lint(sub, coverage=True), "COV001")
+    assert cov and "DynamoGraphDeployment is recognised but not modelled (partial)" in cov[0][4]
