@@ -152,7 +152,7 @@ def test_k8s003_multi_gpu_pod_without_shared_memory(tmp_path):
 def test_k8s003_host_ipc_is_enough(tmp_path):
     sub = copy_submission(SINGLE, tmp_path)
     replace_once(sub / "deployment.yaml", "            - name: shm\n              mountPath: /dev/shm\n", "")
-    replace_once(sub / "deployment.yaml", "    spec:\n      # the catalog", "    spec:\n      hostIPC: true\n      # the catalog")
+    replace_once(sub / "deployment.yaml", "    spec:\n      nodeSelector:\n", "    spec:\n      hostIPC: true\n      nodeSelector:\n")
     assert only(lint(sub), "K8S003") == []
 
 
