@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cfglint.lint import lint_paths
+
 from support import copy_submission, lint, only, position, replace_once
 
 SINGLE = "catalog/deepseek-v4-flash/rtx6000d-sglang-tp4-marlin"
@@ -190,3 +192,22 @@ def test_a_recognised_kind_that_is_not_modelled_is_a_partial_note(tmp_path):
                         "kind: DynamoGraphDeployment\nmetadata:\n  name: x\nspec: {}\n", encoding="utf-8")
     cov = only(lint(sub, coverage=True), "COV001")
     assert cov and "DynamoGraphDeployment is recognised but not modelled (partial)" in cov[0][4]
+
+
+# -- deprecated but accepted flags ---------------------------------------------------------
+def test_dynamo_is_prefill_worker_is_a_deprecation_warning_with_its_replacement(tmp_path):
+    sub = copy_submission("recipes/vllm-gpt-oss-120b-b200-tp1-config", tmp_path)
+    line = replace_once(sub / "launch_server.sh", "vllm serve openai/gpt-oss-120b \\",
+                        "python3 -m dynamo.vllm --model openai/gpt-oss-120b --is-prefill-worker \\")
+    text = (sub / "launch_server.sh").read_text(encoding="utf-8")
+    result = lint_paths([str(sub)])
+    flg = [f for f in result.findings if f.rule_id == "FLG001"]
+    assert [(f.span.line, f.span.col, f.level) for f in flg] == [(line, position(text, "--is-prefill-worker")[1], "warning")]
+    assert "deprecated" in flg[0].message and "use --disaggregation-mode prefill" in flg[0].message
+
+
+def test_dynamo_disaggregation_mode_is_the_replacement(tmp_path):
+    sub = copy_submission("recipes/vllm-gpt-oss-120b-b200-tp1-config", tmp_path)
+    replace_once(sub / "launch_server.sh", "vllm serve openai/gpt-oss-120b \\",
+                 "python3 -m dynamo.vllm --model openai/gpt-oss-120b --disaggregation-mode prefill \\")
+    assert only(lint(sub), "FLG001") == []

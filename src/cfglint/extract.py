@@ -383,12 +383,26 @@ class _Adapter:
         proc.unresolved_args = [Located(w.raw, w.span) for w in positionals[1 if model_positional else 0:]
                                 if not w.static]
 
+        self.apply_implied(proc)
         for cfg in proc.configs:
             self.apply_config(proc, cfg)
         self.collect_parsers(proc, env)
         self.assign_role(proc, file_role)
         proc.env = _LocatedEnv(env)
         return proc
+
+    def apply_implied(self, proc: Process) -> None:
+        """Settings a deprecated flag stands for (rules/flags/*.yaml ``sets``: Dynamo's
+        ``--is-prefill-worker`` is ``--disaggregation-mode prefill``), unless set otherwise."""
+        regs = [self.kb.flag_registries[t] for t in proc.tables if t in self.kb.flag_registries]
+        for arg in proc.args:
+            for r in regs:
+                primary = r.find(arg.name)
+                implied = (r.flags.get(primary) or {}).get("sets") if primary else None
+                if isinstance(implied, dict) and not arg.name.startswith("--no-"):
+                    for setting, value in implied.items():
+                        proc.settings.setdefault(setting, Located(value, arg.span))
+                    break
 
     def _tables(self, engine: str | None, orchestrator: str | None) -> list[dict]:
         tables = []
