@@ -188,10 +188,63 @@ def test_gke_driver_host_path_is_standard_but_a_home_directory_is_not(tmp_path):
 def test_a_recognised_kind_that_is_not_modelled_is_a_partial_note(tmp_path):
     sub = copy_submission(SINGLE, tmp_path)
     manifest = sub / "deployment.yaml"
-    manifest.write_text(manifest.read_text(encoding="utf-8") + "---\napiVersion: nvidia.com/v1alpha1\n"
-                        "kind: DynamoGraphDeployment\nmetadata:\n  name: x\nspec: {}\n", encoding="utf-8")
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "---\napiVersion: workloads.x-k8s.io/v1alpha1\n"
+                        "kind: RoleBasedGroup\nmetadata:\n  name: x\nspec: {}\n", encoding="utf-8")
     cov = only(lint(sub, coverage=True), "COV001")
-    assert cov and "DynamoGraphDeployment is recognised but not modelled (partial)" in cov[0][4]
+    assert cov and "RoleBasedGroup is recognised but not modelled (partial)" in cov[0][4]
+
+
+def test_a_kustomize_overlay_is_a_partial_note(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    (sub / "kustomization.yaml").write_text("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+                                            "resources: [deployment.yaml]\n", encoding="utf-8")
+    replace_once(sub / "submission.yaml", "  - deployment.yaml\n", "  - deployment.yaml\n  - kustomization.yaml\n")
+    cov = only(lint(sub, coverage=True), "COV001")
+    assert cov and "kind Kustomization is recognised but not modelled (partial)" in cov[0][4]
+
+
+# -- Dynamo DynamoGraphDeployment ----------------------------------------------------------
+DGD = "recipes/dynamo-sglang-qwen3-0.6b-disagg-multinode"
+DGD_BETA = "recipes/dynamo-sglang-qwen3-0.6b-disagg-multinode-v1beta1"
+
+
+def test_dynamo_graph_deployments_lint_clean_with_the_operators_multinode_flags(tmp_path):
+    # the operator adds --dist-init-addr / --nnodes / --node-rank to multi-node SGLang workers:
+    # modelled, so no TOP003 / K8S003 for wiring the published manifest leaves to it
+    for rel in (DGD, DGD_BETA):
+        assert lint(copy_submission(rel, tmp_path)) == [], rel
+
+
+def test_dynamo_v1alpha1_node_count_times_gpus_against_tp(tmp_path):
+    sub = copy_submission(DGD, tmp_path)
+    text = (sub / "disagg-multinode.yaml").read_text(encoding="utf-8")
+    line, col = position(text, 'gpu: "4"')
+    _replace_first(sub / "disagg-multinode.yaml", "nodeCount: 2", "nodeCount: 3")
+    k = only(lint(sub), "K8S001")
+    assert [(f[1], f[2], f[3]) for f in k] == [("disagg-multinode.yaml", line, col + len("gpu: "))]
+    assert "x 3 pods per group (multinode.nodeCount" in k[0][4] and "TP 8 = 8" in k[0][4]
+
+
+def test_dynamo_v1beta1_gpu_limit_against_tp(tmp_path):
+    sub = copy_submission(DGD_BETA, tmp_path)
+    line, col = _replace_first(sub / "disagg-multinode.yaml", 'nvidia.com/gpu: "4"', 'nvidia.com/gpu: "2"')
+    k = only(lint(sub), "K8S001")
+    assert [(f[1], f[2], f[3]) for f in k] == [("disagg-multinode.yaml", line, col + len("nvidia.com/gpu: "))]
+    assert "gives the engine 4 GPUs but it runs TP 8 = 8" in k[0][4]
+
+
+def test_dynamo_roles_come_from_the_component_type(tmp_path):
+    sub = copy_submission(DGD_BETA, tmp_path)
+    replace_once(sub / "submission.yaml", "  - name: decode\n    instances: 1", "  - name: decode\n    instances: 2")
+    top = only(lint(sub), "TOP001")
+    assert any("1 decode instance(s)" in f[4] and "instances: 2" in f[4] for f in top)
+
+
+def test_a_kubernetes_secret_name_is_not_a_credential(tmp_path):
+    sub = copy_submission(DGD, tmp_path)
+    assert only(lint(sub), "RED002") == []
+    _replace_first(sub / "disagg-multinode.yaml", "envFromSecret: hf-token-secret", "hf_token: hf_abcdefghijklmnopqrstuvwxyz0123")
+    assert len(only(lint(sub), "RED002")) == 1
 
 
 # -- deprecated but accepted flags ---------------------------------------------------------

@@ -19,6 +19,10 @@ engine processes exactly as it does a shell launch:
   (v1: under the role's ``spec``), times ``spec.slices`` (kubernetes-sigs/lws
   api/disaggregatedset/v1).
 
+- DynamoGraphDeployment (nvidia.com v1alpha1 ``spec.services``, v1beta1 ``spec.components``):
+  each worker's main container, ``replicas`` instances of ``multinode.nodeCount`` pods, with the
+  multi-node flags the operator adds to SGLang workers (:func:`_dynamo_multinode`).
+
 A container's argv is ``command`` + ``args`` with Kubernetes' ``$(VAR)`` references expanded
 from the container's ``env`` (``$$`` escapes, an undefined reference stays as written;
 Kubernetes API reference, Container.args). Without ``command`` the image's entrypoint runs
@@ -43,7 +47,7 @@ GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 # kinds recognised but not modelled: what they are, for the COV001 note
 NOT_MODELLED = {
     "RoleBasedGroup": "SGLang RoleBasedGroup (sgl-project/rbg)",
-    "DynamoGraphDeployment": "NVIDIA Dynamo DynamoGraphDeployment",
+    "DynamoGraphDeployment": "NVIDIA Dynamo DynamoGraphDeployment (an apiVersion other than nvidia.com/v1alpha1, v1beta1)",
     "ModelServing": "kthena ModelServing",
     "StormService": "AIBrix StormService",
     "LLMInferenceService": "KServe LLMInferenceService",
@@ -53,6 +57,8 @@ NOT_MODELLED = {
     "CronJob": "CronJob",
     "DaemonSet": "DaemonSet",
 }
+MODELLED = ("Deployment", "StatefulSet", "ReplicaSet", "Job", "Pod", "LeaderWorkerSet", "DisaggregatedSet",
+            "DynamoGraphDeployment")
 MAX_OBJECTS = 256      # Kubernetes objects read per file
 MAX_CONTAINERS = 64    # containers turned into commands per file
 
@@ -74,6 +80,9 @@ class PodGroup:
     size: Located | None = None
     part: str | None = None
     role: Located | None = None
+    containers: list | None = None     # the containers, when not spec.containers (Dynamo v1alpha1 mainContainer)
+    gpu_limit: Located | None = None   # GPUs per pod given outside the container (Dynamo v1alpha1 resources.limits.gpu)
+    operator: str | None = None        # "dynamo": the operator adds the multi-node flags itself
 
     def pods_per_instance(self) -> int:
         """Pods one instance of the engine spans: the LWS group size, else 1."""
@@ -139,6 +148,8 @@ def _templates(obj: YMap) -> list[PodGroup] | None:
     name = _value(_map(obj, "metadata").get("name")) if _map(obj, "metadata") else None
     name = name if isinstance(name, str) else ""
     kspan = obj.get("kind").span  # type: ignore[union-attr]
+    if kind not in MODELLED:
+        return None
     spec = _map(obj, "spec")
     if spec is None:
         return []
@@ -152,6 +163,8 @@ def _templates(obj: YMap) -> list[PodGroup] | None:
         return [PodGroup(kind, name, kspan, spec)]
     if kind == "LeaderWorkerSet":
         return _lws(kind, name, kspan, spec, _located(spec.get("replicas")), None)
+    if kind == "DynamoGraphDeployment":
+        return _dynamo(obj, name, kspan, spec)
     if kind == "DisaggregatedSet":
         out: list[PodGroup] = []
         roles = spec.get("roles")
@@ -166,6 +179,60 @@ def _templates(obj: YMap) -> list[PodGroup] | None:
                 replicas = Located(n * k, replicas.span)
             rname = role.get("name")
             out += _lws(kind, name, kspan, body, replicas, _located(rname))
+        return out
+    return None
+
+
+def _dynamo_role(*names) -> Located | None:
+    for loc in names:
+        if loc is not None and isinstance(loc.value, str):
+            low = loc.value.lower()
+            for role in ("prefill", "decode"):
+                if role in low:
+                    return Located(role, loc.span)
+    return None
+
+
+def _dynamo(obj: YMap, name: str, kspan: Span, spec: YMap) -> list[PodGroup] | None:
+    """A Dynamo DynamoGraphDeployment: v1alpha1 ``spec.services`` (name -> componentType,
+    subComponentType, replicas, resources.limits.gpu, multinode.nodeCount,
+    extraPodSpec.mainContainer) or v1beta1 ``spec.components`` (name, type, replicas,
+    multinode.nodeCount, podTemplate). Sources: ai-dynamo/dynamo
+    deploy/operator/api/v1alpha1/dynamocomponentdeployment_types.go and
+    deploy/operator/api/v1beta1/dynamographdeployment_types.go; the shapes of
+    examples/backends/sglang/deploy/disagg-multinode.yaml and v1beta1/disagg-multinode.yaml."""
+    version = str(_value(obj.get("apiVersion")))
+    out: list[PodGroup] = []
+    if version.endswith("/v1alpha1"):
+        services = spec.get("services")
+        for key, svc in services.items if isinstance(services, YMap) else []:
+            if not isinstance(svc, YMap):
+                continue
+            pod = _map(svc, "extraPodSpec")
+            main = _map(pod, "mainContainer") if pod else None
+            if main is None:
+                continue
+            gpu = _map(svc, "resources", "limits")
+            role = _dynamo_role(_located(svc.get("subComponentType")), _located(svc.get("componentType")),
+                                Located(key.value, key.span) if isinstance(key.value, str) else None)
+            out.append(PodGroup("DynamoGraphDeployment", str(key.value), kspan, pod, _located(svc.get("replicas")),
+                                _located(_map(svc, "multinode").get("nodeCount")) if _map(svc, "multinode") else None,
+                                "all", role, containers=[main],
+                                gpu_limit=_located(gpu.get("gpu")) if gpu else None, operator="dynamo"))
+        return out
+    if version.endswith("/v1beta1"):
+        comps = spec.get("components")
+        for comp in comps.items if isinstance(comps, YSeq) else []:
+            pod = _map(comp, "podTemplate", "spec") if isinstance(comp, YMap) else None
+            if pod is None:
+                continue
+            assert isinstance(comp, YMap)
+            cname = _located(comp.get("name"))
+            role = _dynamo_role(_located(comp.get("type")), cname)
+            out.append(PodGroup("DynamoGraphDeployment", str(cname.value) if cname else "", kspan, pod,
+                                _located(comp.get("replicas")),
+                                _located(_map(comp, "multinode").get("nodeCount")) if _map(comp, "multinode") else None,
+                                "all", role, operator="dynamo"))
         return out
     return None
 
@@ -354,7 +421,7 @@ def _shell_env(text: str, where: list[tuple[int, int]] | None, env: _Env) -> tup
     return "".join(out), pos
 
 
-_PLACEHOLDER = re.compile(r"^<[a-z0-9][a-z0-9.-]*>$")  # <1..3>, <lws-leader-address>
+_PLACEHOLDER = re.compile(r"^<[a-z0-9][a-z0-9.-]*>$")  # <1..3>, <leader-address>
 
 
 # ---------------------------------------------------------------------------------------
@@ -380,7 +447,7 @@ def _env(container: YMap, group: PodGroup, lines: list[str]) -> _Env:
     size = group.size
     if group.kind in ("LeaderWorkerSet", "DisaggregatedSet"):
         # the leader's address is wired by LWS: a placeholder stands for it (a value known to be set)
-        env.values["LWS_LEADER_ADDRESS"] = ("<lws-leader-address>", group.kind_span, None)
+        env.values["LWS_LEADER_ADDRESS"] = ("<leader-address>", group.kind_span, None)
         env.values["LWS_NAME"] = (None, group.kind_span, None)
         n = parse_int(size.value) if size is not None else 1
         n = n if n and n > 0 else 1
@@ -483,13 +550,18 @@ def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest
             continue
         for g in groups:
             cs = g.spec.get("containers")
-            for cnode in cs.items if isinstance(cs, YSeq) else []:
+            listed = g.containers if g.containers is not None else (cs.items if isinstance(cs, YSeq) else [])
+            for cnode in listed:
                 if not isinstance(cnode, YMap) or containers >= MAX_CONTAINERS:
                     continue
                 containers += 1
                 cname = _value(cnode.get("name"))
                 c = Container(g, cnode, cname if isinstance(cname, str) else "", _located(cnode.get("image")), _gpus(cnode))
+                if g.gpu_limit is not None and not c.gpus:
+                    c.gpus["nvidia.com/gpu"] = (g.gpu_limit, None)
                 cmd = container_command(c, lines, display)
+                if cmd is not None and g.operator == "dynamo":
+                    _dynamo_multinode(cmd, g)
                 if cmd is None and c.image is not None:
                     cmd = Command([], {}, {}, cnode.span)   # the image's entrypoint with no arguments
                 if cmd is None:
@@ -501,6 +573,31 @@ def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest
                         cmd.repeat = Located(n, g.replicas.span)
                 out.commands.append((cmd, g.role.value if g.role is not None and isinstance(g.role.value, str) else None))
     return out
+
+
+def _dynamo_multinode(cmd: Command, g: PodGroup) -> None:
+    """The flags the Dynamo operator adds to a multi-node SGLang worker (``multinode.nodeCount``
+    above 1): ``--dist-init-addr <leader>:<port> --nnodes N --node-rank <rank>``, placed after
+    the ``dynamo.sglang`` command (ai-dynamo/dynamo
+    deploy/cloud/operator/internal/dynamo/backend_sglang.go, SGLangBackend.getMultinodeFlags and
+    injectFlagsIntoPythonCommand). They are modelled, with the span of ``nodeCount``, so the
+    launch is checked as the operator runs it, not reported as missing its wiring."""
+    n = parse_int(g.size.value) if g.size is not None else None
+    texts = [w.text for w in cmd.words]
+    if not n or n <= 1 or g.size is None or "dynamo.sglang" not in " ".join(texts) or "--nnodes" in texts:
+        return
+    at = g.size.span
+    rank = "0" if n == 1 else f"<0..{n - 1}>"
+    script = next((i for i, w in enumerate(cmd.words) if i >= 2 and texts[i - 1] in SCRIPT_FLAGS
+                   and texts[i - 2].rsplit("/", 1)[-1] in SHELLS), None)
+    extra = ["--dist-init-addr", "<leader-address>:<sglang-port>", "--nnodes", str(n), "--node-rank", rank]
+    if script is not None:  # bash -c "... python3 -m dynamo.sglang ...": appended to the script
+        w = cmd.words[script]
+        add = " " + " ".join(extra)
+        where = (w.where or []) + [(at.line, at.col)] * len(add) if w.where is not None else None
+        cmd.words[script] = Word(w.text + add, w.raw + add, w.span, w.static, where)
+        return
+    cmd.words += [Word(t, t, at) for t in extra]
 
 
 def k8s_files_hint() -> str:

@@ -96,7 +96,8 @@ def check_gpu_resources(ctx: Context):
             continue
         if per_pod * pods == need:
             continue
-        pods_text = f" x {pods} pods per group ({c.group.kind} size, {here(c.group.size.span)})" \
+        label = "multinode.nodeCount" if c.group.operator == "dynamo" else f"{c.group.kind} size"
+        pods_text = f" x {pods} pods per group ({label}, {here(c.group.size.span)})" \
             if pods > 1 and c.group.size is not None else ""
         right = f"{need // pods}" if need % pods == 0 else None
         fix = f"; set {res}: {right}" if right is not None else ""
@@ -196,6 +197,10 @@ def check_gpu_product(ctx: Context):
 def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
     """(shared memory is large or the host's, a too small size limit, where /dev/shm is mounted)."""
     spec = c.group.spec
+    if c.group.operator == "dynamo":
+        # the Dynamo operator mounts a tmpfs at /dev/shm itself (8Gi by default, spec sharedMemory):
+        # ai-dynamo/dynamo deploy/operator/api/v1alpha1/dynamocomponentdeployment_types.go (SharedMemory)
+        return True, None, None
     ipc = spec.get("hostIPC")
     if isinstance(ipc, YScalar) and ipc.value is True:
         return True, None, None
@@ -278,7 +283,7 @@ def check_pod_hygiene(ctx: Context):
             yield Finding("K8S003", f"multi-node engine (--nnodes {nn}) in {c.group.kind} {c.group.name} without "
                                     "--dist-init-addr: add --dist-init-addr $(LWS_LEADER_ADDRESS):<port> so every pod "
                                     "of the group meets at its leader", s["nnodes"].span)
-        elif addr is not None and "<lws-leader-address>" not in str(addr.value):
+        elif addr is not None and "<leader-address>" not in str(addr.value):
             yield Finding("K8S003", f"--dist-init-addr {addr.value} is a fixed address: every group of "
                                     f"{c.group.kind} {c.group.name} would meet there; use $(LWS_LEADER_ADDRESS):<port>",
                           addr.span)

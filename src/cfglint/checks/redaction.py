@@ -206,9 +206,20 @@ def _key_names(keys: dict) -> tuple[set[str], tuple[str, ...]]:
 
 def _credential_key(name: str, names: set[str], suffixes: tuple[str, ...]) -> bool:
     """Whether a key names a credential: its last dotted part, lower case, without '_' and '-',
-    is one of ``names`` or ends with one of ``suffixes``."""
+    is one of ``names`` or ends with one of ``suffixes``, and is not a key whose value names a
+    Kubernetes Secret object (rules/secrets.yaml ``secret_reference_keys``)."""
     key = name.rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
+    if key in _secret_references():
+        return False
     return key in names or bool(suffixes and key.endswith(suffixes))
+
+
+@lru_cache(maxsize=1)
+def _secret_references() -> frozenset[str]:
+    from ..knowledge import _load
+
+    keys = ((_load("secrets.yaml") or {}).get("assignments") or {}).get("keys") or {}
+    return frozenset(str(k).lower().replace("_", "").replace("-", "") for k in keys.get("secret_reference_keys") or [])
 
 
 def _key_matches(line: str, keys: dict):
