@@ -264,3 +264,12 @@ def test_dynamo_disaggregation_mode_is_the_replacement(tmp_path):
     replace_once(sub / "launch_server.sh", "vllm serve openai/gpt-oss-120b \\",
                  "python3 -m dynamo.vllm --model openai/gpt-oss-120b --disaggregation-mode prefill \\")
     assert only(lint(sub), "FLG001") == []
+
+
+def test_a_container_mount_path_is_not_a_host_path_but_its_host_path_source_is(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    replace_once(sub / "deployment.yaml", "mountPath: /root/.cache", "mountPath: /mnt/cache")
+    assert only(lint(sub), "RED001") == []  # /mnt/cache inside the container
+    line, col = _replace_first(sub / "deployment.yaml", "path: /root/.cache ", "path: /mnt/cache ")
+    red = only(lint(sub), "RED001")
+    assert [(f[1], f[2], f[3]) for f in red] == [("deployment.yaml", line, col + len("path: "))]
