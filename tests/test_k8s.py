@@ -188,10 +188,10 @@ def test_gke_driver_host_path_is_standard_but_a_home_directory_is_not(tmp_path):
 def test_a_recognised_kind_that_is_not_modelled_is_a_partial_note(tmp_path):
     sub = copy_submission(SINGLE, tmp_path)
     manifest = sub / "deployment.yaml"
-    manifest.write_text(manifest.read_text(encoding="utf-8") + "---\napiVersion: workloads.x-k8s.io/v1alpha1\n"
-                        "kind: RoleBasedGroup\nmetadata:\n  name: x\nspec: {}\n", encoding="utf-8")
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "---\napiVersion: serving.kserve.io/v1alpha1\n"
+                        "kind: LLMInferenceService\nmetadata:\n  name: x\nspec: {}\n", encoding="utf-8")
     cov = only(lint(sub, coverage=True), "COV001")
-    assert cov and "RoleBasedGroup is recognised but not modelled (partial)" in cov[0][4]
+    assert cov and "LLMInferenceService is recognised but not modelled (partial)" in cov[0][4]
 
 
 def test_a_kustomize_overlay_is_a_partial_note(tmp_path):
@@ -273,3 +273,34 @@ def test_a_container_mount_path_is_not_a_host_path_but_its_host_path_source_is(t
     line, col = _replace_first(sub / "deployment.yaml", "path: /root/.cache ", "path: /mnt/cache ")
     red = only(lint(sub), "RED001")
     assert [(f[1], f[2], f[3]) for f in red] == [("deployment.yaml", line, col + len("path: "))]
+
+
+# -- SGLang RoleBasedGroup -----------------------------------------------------------------
+RBG = "recipes/rbg-sglang-qwen3-32b-pd-1p1d"
+
+
+def test_role_based_group_roles_are_launches(tmp_path):
+    sub = copy_submission(RBG, tmp_path)
+    assert lint(sub) == []
+    text = (sub / "sglang-pd.yaml").read_text(encoding="utf-8")
+    gpu = position(text, 'nvidia.com/gpu: "2"')
+    tp = position(text, "--tp-size 2 \n", after=False)
+    _replace_first(sub / "sglang-pd.yaml", "--tp-size 2 \n", "--tp-size 4 \n")
+    found = lint(sub)
+    k = only(found, "K8S001")
+    assert [(f[1], f[2], f[3]) for f in k] == [("sglang-pd.yaml", gpu[0], gpu[1] + len('nvidia.com/gpu: '))]
+    top = only(found, "TOP001")
+    assert [(f[2], f[3]) for f in top] == [(tp[0], tp[1] + len("--tp-size "))] and "prefill instance uses 4" in top[0][4]
+
+
+def test_a_role_from_a_template_reference_is_a_partial_note(tmp_path):
+    sub = copy_submission(RBG, tmp_path)
+    path = sub / "sglang-pd.yaml"
+    text = path.read_text(encoding="utf-8")
+    at = text.index("  - name: decode\n")
+    head, tail = text[:at], text[at:]
+    # the decode role's pods from a role template (v1alpha2 standalonePattern.templateRef)
+    tail = tail.replace("    template:\n", "    standalonePattern:\n      templateRef: {name: inference-base}\n    unused:\n", 1)
+    path.write_text(head + tail, encoding="utf-8")
+    cov = only(lint(sub, coverage=True), "COV001")
+    assert cov and "RoleBasedGroup role decode" in cov[0][4] and "not modelled (partial)" in cov[0][4]

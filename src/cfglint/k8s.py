@@ -19,6 +19,9 @@ engine processes exactly as it does a shell launch:
   (v1: under the role's ``spec``), times ``spec.slices`` (kubernetes-sigs/lws
   api/disaggregatedset/v1).
 
+- RoleBasedGroup (sgl-project/rbg workloads.x-k8s.io v1alpha1 / v1alpha2): ``spec.roles[]``,
+  each a named role with ``replicas`` instances of its pod template (leader/worker pattern:
+  ``size`` pods per instance); roles built from template references or patches are a note;
 - DynamoGraphDeployment (nvidia.com v1alpha1 ``spec.services``, v1beta1 ``spec.components``):
   each worker's main container, ``replicas`` instances of ``multinode.nodeCount`` pods, with the
   multi-node flags the operator adds to SGLang workers (:func:`_dynamo_multinode`).
@@ -58,7 +61,7 @@ NOT_MODELLED = {
     "DaemonSet": "DaemonSet",
 }
 MODELLED = ("Deployment", "StatefulSet", "ReplicaSet", "Job", "Pod", "LeaderWorkerSet", "DisaggregatedSet",
-            "DynamoGraphDeployment")
+            "DynamoGraphDeployment", "RoleBasedGroup")
 MAX_OBJECTS = 256      # Kubernetes objects read per file
 MAX_CONTAINERS = 64    # containers turned into commands per file
 
@@ -142,8 +145,9 @@ def _located(node: YNode | None) -> Located | None:
     return Located(node.value, node.span) if isinstance(node, YScalar) and node.value is not None else None
 
 
-def _templates(obj: YMap) -> list[PodGroup] | None:
-    """The pod templates of a workload object, or None when its kind is not modelled."""
+def _templates(obj: YMap, notes: list[tuple[str, Span]] | None = None) -> list[PodGroup] | None:
+    """The pod templates of a workload object, or None when its kind is not modelled; parts
+    of it that are not modelled are appended to ``notes`` (what, span)."""
     kind = _value(obj.get("kind"))
     name = _value(_map(obj, "metadata").get("name")) if _map(obj, "metadata") else None
     name = name if isinstance(name, str) else ""
@@ -165,6 +169,8 @@ def _templates(obj: YMap) -> list[PodGroup] | None:
         return _lws(kind, name, kspan, spec, _located(spec.get("replicas")), None)
     if kind == "DynamoGraphDeployment":
         return _dynamo(obj, name, kspan, spec)
+    if kind == "RoleBasedGroup":
+        return _rbg(name, kspan, spec, notes)
     if kind == "DisaggregatedSet":
         out: list[PodGroup] = []
         roles = spec.get("roles")
@@ -235,6 +241,44 @@ def _dynamo(obj: YMap, name: str, kspan: Span, spec: YMap) -> list[PodGroup] | N
                                 "all", role, operator="dynamo"))
         return out
     return None
+
+
+def _rbg(name: str, kspan: Span, spec: YMap, notes: list[tuple[str, Span]] | None) -> list[PodGroup]:
+    """An SGLang RoleBasedGroup: ``spec.roles[]``, each ``replicas`` instances of a pod template
+    (v1alpha1 ``template``, with ``leaderWorkerSet.size`` pods per instance when set; v1alpha2
+    ``standalonePattern.template`` or ``leaderWorkerPattern`` with ``size`` and ``template``).
+    A role whose pods come from a ``templateRef`` / template patches or a
+    ``customComponentsPattern`` is not modelled (a note). Sources: sgl-project/rbg
+    api/workloads/v1alpha1/rolebasedgroup_types.go @ a3273799212cdfdc5229274631560b26e6a9ffd5
+    (RoleSpec: Template, LeaderWorkerSet) and api/workloads/v1alpha2/rolebasedgroup_types.go
+    @ 415f58690576b51c169caa431d02d2ba65490e40."""
+    out: list[PodGroup] = []
+    roles = spec.get("roles")
+    for role in roles.items if isinstance(roles, YSeq) else []:
+        if not isinstance(role, YMap):
+            continue
+        rname = _located(role.get("name"))
+        lwp, alone = _map(role, "leaderWorkerPattern"), _map(role, "standalonePattern")
+        if lwp is not None:
+            pod, size = _map(lwp, "template", "spec"), _located(lwp.get("size"))
+        elif alone is not None:
+            pod, size = _map(alone, "template", "spec"), None
+        else:
+            lws = _map(role, "leaderWorkerSet")
+            pod, size = _map(role, "template", "spec"), _located(lws.get("size")) if lws else None
+            if lws is not None and (lws.get("patchLeaderTemplate") is not None or lws.get("patchWorkerTemplate") is not None):
+                pod = None
+        if pod is None:
+            if notes is not None:
+                at = rname.span if rname else role.span
+                notes.append((f"RoleBasedGroup role {rname.value if rname else '?'} (a template reference, template "
+                              f"patches or custom components)", at))
+            continue
+        n = parse_int(size.value) if size is not None else None
+        out.append(PodGroup("RoleBasedGroup", str(rname.value) if rname else name, kspan, pod,
+                            _located(role.get("replicas")), size if n and n > 1 else None,
+                            "all" if n and n > 1 else None, _dynamo_role(rname)))
+    return out
 
 
 def _lws(kind: str, name: str, kspan: Span, spec: YMap, replicas: Located | None,
@@ -445,7 +489,7 @@ def _items(seq: YNode | None, lines: list[str]) -> list[tuple[YScalar, str, list
 def _env(container: YMap, group: PodGroup, lines: list[str]) -> _Env:
     env = _Env()
     size = group.size
-    if group.kind in ("LeaderWorkerSet", "DisaggregatedSet"):
+    if group.kind in ("LeaderWorkerSet", "DisaggregatedSet") or (group.kind == "RoleBasedGroup" and group.size is not None):
         # the leader's address is wired by LWS: a placeholder stands for it (a value known to be set)
         env.values["LWS_LEADER_ADDRESS"] = ("<leader-address>", group.kind_span, None)
         env.values["LWS_NAME"] = (None, group.kind_span, None)
@@ -543,7 +587,7 @@ def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest
             continue
         out.objects.append(doc)
         out.findings += object_findings(doc, display)
-        groups = _templates(doc)
+        groups = _templates(doc, out.not_modelled)
         if groups is None:
             if kind in NOT_MODELLED:
                 out.not_modelled.append((kind, doc.get("kind").span))  # type: ignore[union-attr]

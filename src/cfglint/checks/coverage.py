@@ -112,8 +112,9 @@ def _k8s_gaps(ctx: Context) -> None:
     from ..k8s import NOT_MODELLED
 
     for kind, span in ctx.sub.k8s_not_modelled:
+        what = f"kind {kind}" if kind in NOT_MODELLED else kind
         ctx.not_checked(f"every launch check for the {NOT_MODELLED.get(kind, kind)} at line {span.line}",
-                        f"kind {kind} is recognised but not modelled (partial): the engines it starts and their "
+                        f"{what} is recognised but not modelled (partial): the engines it starts and their "
                         "flags are not checked", span)
 
 
