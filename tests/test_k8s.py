@@ -304,3 +304,28 @@ def test_a_role_from_a_template_reference_is_a_partial_note(tmp_path):
     path.write_text(head + tail, encoding="utf-8")
     cov = only(lint(sub, coverage=True), "COV001")
     assert cov and "RoleBasedGroup role decode" in cov[0][4] and "not modelled (partial)" in cov[0][4]
+
+
+def test_malformed_kubernetes_objects_give_findings_not_tracebacks(tmp_path):
+    # every field of the catalog Deployment given the wrong shape, one document each
+    sub = copy_submission(SINGLE, tmp_path)
+    bad = ["apiVersion: v1\nkind: List\nitems: notalist\n",
+           "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: abc\n  template:\n    spec:\n      containers: notalist\n",
+           "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - name: [1]\n"
+           "        image: {a: 1}\n        command: {a: b}\n        args: [1, null, '$(', '$(X', '$$(Y)']\n"
+           "        env: [1, {name: 3}, {value: x}, {name: A, value: {b: 1}}]\n"
+           "        resources: {limits: {nvidia.com/gpu: -4}, requests: {nvidia.com/gpu: [1]}}\n      - notamap\n",
+           "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nspec:\n  leaderWorkerTemplate:\n    size: -3\n"
+           "    workerTemplate: {spec: {volumes: {}, containers: [{command: [bash, -c, 'python3 -m sglang.launch_server $(('], "
+           "volumeMounts: [{mountPath: 5}]}]}}\n",
+           "apiVersion: disaggregatedset.x-k8s.io/v1\nkind: DisaggregatedSet\nspec:\n  slices: x\n  roles: [1, {name: [x]}, "
+           "{spec: {replicas: 2, leaderWorkerTemplate: 5}}]\n",
+           "apiVersion: nvidia.com/v1alpha1\nkind: DynamoGraphDeployment\nspec:\n  services: [1]\n",
+           "apiVersion: nvidia.com/v1beta1\nkind: DynamoGraphDeployment\nspec:\n  components: {a: 1}\n",
+           "apiVersion: workloads.x-k8s.io/v1alpha2\nkind: RoleBasedGroup\nspec:\n  roles: [{name: x, leaderWorkerPattern: "
+           "{size: 1e9, template: 3}}]\n",
+           "- a list\n", "kind: NoApiVersion\n"]
+    manifest = sub / "deployment.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "".join("---\n" + d for d in bad), encoding="utf-8")
+    result = lint_paths([str(sub)])
+    assert not any("internal error" in f.message for f in result.findings), [f.message for f in result.findings]

@@ -541,7 +541,9 @@ def container_command(c: Container, lines: list[str], display: str) -> Command |
         if shell:
             text2, where2 = _shell_env(text2, where2, env)
         span = _span_of(where2, 0, len(text2), display, item.span) if where2 else item.span
-        words.append(Word(text2, text2, span, static, where2))
+        # where []: the characters cannot be placed one by one (escapes): a script inside is
+        # placed at the whole scalar
+        words.append(Word(text2, text2, span, static, where2 if where2 is not None else []))
     if not words:
         return None
     assignments: dict[str, Word] = {}
@@ -582,8 +584,9 @@ def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest
             break
         assert isinstance(doc, YMap)
         kind = _value(doc.get("kind"))
-        if kind == "List" or (isinstance(kind, str) and kind.endswith("List") and isinstance(doc.get("items"), YSeq)):
-            stack[:0] = list(doc.get("items").items)  # type: ignore[union-attr]
+        items = doc.get("items")
+        if isinstance(kind, str) and kind.endswith("List") and isinstance(items, YSeq):
+            stack[:0] = list(items.items)
             continue
         out.objects.append(doc)
         out.findings += object_findings(doc, display)

@@ -234,7 +234,7 @@ def shell_string_commands(word: Word, errors: list[Span] | None = None) -> list[
     def move(sp: Span) -> Span:
         if where is not None:
             return placed(sp)
-        if quote is None:
+        if quote is None or word.where is not None:  # not placed character by character: the word's span
             return s
 
         def point(line: int, col: int) -> tuple[int, int]:

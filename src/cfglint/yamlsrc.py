@@ -415,6 +415,31 @@ def _parse_c(text: str, path: str) -> tuple[bool, YNode | None]:
         return False, None
 
 
+def _parse_c_all(text: str, path: str) -> tuple[bool, list[YNode]]:
+    """(True, documents) when libyaml composes every document of ``text`` as the pure-Python
+    loader does (the conditions of :func:`_parse_c`, for any number of documents; together at
+    most MAX_NODES nodes); (False, []) when the pure-Python loader must decide."""
+    if _CLoader is None or _C_UNSAFE.search(text):
+        return False, []
+    try:
+        docs = list(yaml.compose_all(text, Loader=_CLoader))
+    except Exception:  # noqa: BLE001 - as in _parse_c: the pure-Python loader gives the error
+        return False, []
+    lines = LineIndex(text)
+    out: list[YNode] = []
+    total = 0
+    try:
+        for doc in docs:
+            root, count = _finish_one(doc, text, path, lines, C_MAX_DEPTH)
+            total += count
+            if total > MAX_NODES:
+                return False, []
+            out.append(root)
+    except (_TooDeep, YamlError):
+        return False, []
+    return True, out
+
+
 def parse_yaml(text: str, path: str, c_loader: bool = True) -> YNode | None:
     """Parse one YAML document. Returns None for an empty document.
 
@@ -446,8 +471,8 @@ def parse_yaml_all(text: str, path: str, c_loader: bool = True, keep_empty: bool
     position in the whole text. Empty documents are left out (so ``[]`` for an empty text)
     unless ``keep_empty`` (then each is a null scalar, as a loader builds it).
 
-    A single document takes :func:`parse_yaml`'s path (libyaml when it reads the text as the
-    pure-Python loader does); several are composed by the pure-Python loader. Each document is
+    Composed by libyaml when it reads the text as the pure-Python loader does (see
+    :func:`_parse_c_all`), else by the pure-Python loader: same trees either way. Each document is
     checked for alias bombs as :func:`parse_yaml` checks one, and all of them together may
     expand to at most MAX_NODES nodes. Raises YamlError as :func:`parse_yaml` does, except
     that several documents are no error.
@@ -457,9 +482,9 @@ def parse_yaml_all(text: str, path: str, c_loader: bool = True, keep_empty: bool
         raise YamlError(f"YAML nesting is too deep to parse: flow collections ([...] or {{...}}) nested deeper "
                         f"than {MAX_FLOW_DEPTH} levels (no engine configuration nests so deep)")
     if c_loader:
-        done, root = _parse_c(text, path)
+        done, found = _parse_c_all(text, path)
         if done:
-            return [root] if root is not None and (keep_empty or not _empty(root)) else []
+            return [d for d in found if keep_empty or not _empty(d)]
     try:
         docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except (yaml.YAMLError, RecursionError) as err:
