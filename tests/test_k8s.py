@@ -329,3 +329,14 @@ def test_malformed_kubernetes_objects_give_findings_not_tracebacks(tmp_path):
     manifest.write_text(manifest.read_text(encoding="utf-8") + "".join("---\n" + d for d in bad), encoding="utf-8")
     result = lint_paths([str(sub)])
     assert not any("internal error" in f.message for f in result.findings), [f.message for f in result.findings]
+
+
+def test_k8s001_engines_side_by_side_in_one_pod_share_its_gpus(tmp_path):
+    sub = copy_submission(RBG, tmp_path)
+    text = (sub / "sglang-pd.yaml").read_text(encoding="utf-8")
+    gpu = position(text, 'nvidia.com/gpu: "2"')
+    _replace_first(sub / "sglang-pd.yaml", "--tp-size 2 \n", "--tp-size 2 & python3 -m sglang.launch_server "
+                   "--model-path /models/Qwen3-32B/ --disaggregation-mode prefill --port 8001 --tp-size 2 \n")
+    k = only(lint(sub), "K8S001")
+    assert [(f[2], f[3]) for f in k] == [(gpu[0], gpu[1] + len('nvidia.com/gpu: '))]
+    assert "its 2 engines run TP 2 + TP 2 = 4; set nvidia.com/gpu: 4" in k[0][4]

@@ -64,7 +64,10 @@ def _gpu_count(c: Container) -> tuple[str, Located] | None:
        "https://lws.sigs.k8s.io/docs/ (LeaderWorkerSet: leaderWorkerTemplate.size pods per group)",
        "rules/engines.yaml (TP / PP / DP flags; what one instance uses: src/cfglint/checks/topology.py)"))
 def check_gpu_resources(ctx: Context):
+    per_container: dict[int, tuple[Container, list]] = {}
     for p, c in _engines_in_pods(ctx):
+        per_container.setdefault(id(c.node), (c, []))[1].append(p)
+    for c, procs in per_container.values():
         for res, (lim, req) in c.gpus.items():
             if lim is not None and req is not None and parse_int(lim.value) is not None \
                     and parse_int(req.value) != parse_int(lim.value):
@@ -72,22 +75,34 @@ def check_gpu_resources(ctx: Context):
                                         f"({here(lim.span)}): Kubernetes refuses a GPU request that is not equal "
                                         f"to the limit; set both to {lim.value} or give only the limit",
                               req.span, related=[(lim.span, f"limit {lim.value}")])
-        got = gpus_per_instance(p)
-        if got is None:
-            continue
-        need, anchor, how = got
         pods = c.group.pods_per_instance()
-        if node_group(p) is None and pods > 1 and c.group.part in ("worker",):
-            continue  # an LWS worker that joins the leader's engine some other way (Ray)
+        # every engine the container starts shares its GPUs: one instance spread over the
+        # group's pods, or several servers side by side in one pod
+        needs = []
+        for p in procs:
+            if node_group(p) is None and pods > 1 and c.group.part in ("worker",):
+                continue  # an LWS worker that joins the leader's engine some other way (Ray)
+            got = gpus_per_instance(p)
+            if got is None:
+                needs = None
+                break
+            needs.append(got)
+        if not needs:
+            continue
+        need = sum(n for n, _a, _h in needs)
+        how = " + ".join(h for _n, _a, h in needs)
+        anchor = needs[0][1]
+        related = [(a.span, h) for _n, a, h in needs if a is not None]
         count = _gpu_count(c)
         where = f"{c.group.kind} {c.group.name}".strip()
+        engines = "an engine that needs" if len(needs) == 1 else f"{len(needs)} engines that need"
         if count is None:
             if need >= 1:
-                yield Finding("K8S001", f"container {c.name or '?'} of {where} runs an engine that needs {need} GPU"
+                name = c.node.get("name")
+                yield Finding("K8S001", f"container {c.name or '?'} of {where} runs {engines} {need} GPU"
                                         f"{'s' if need != 1 else ''} ({how}) but asks for none: add resources.limits "
                                         f"nvidia.com/gpu: {need // pods if need % pods == 0 else need}",
-                              c.node.span if c.node.get('name') is None else c.node.get('name').span,
-                              related=[(anchor.span, how)] if anchor else [])
+                              name.span if isinstance(name, YScalar) else c.node.span, related=related)
             continue
         res, loc = count
         per_pod = parse_int(loc.value)
@@ -101,9 +116,10 @@ def check_gpu_resources(ctx: Context):
             if pods > 1 and c.group.size is not None else ""
         right = f"{need // pods}" if need % pods == 0 else None
         fix = f"; set {res}: {right}" if right is not None else ""
-        yield Finding("K8S001", f"{res}: {per_pod}{pods_text} gives the engine {per_pod * pods} GPUs but it runs "
-                                f"{how} = {need}{fix}",
-                      loc.span, related=[(anchor.span, f"{how}")] if anchor else [])
+        runs = f"it runs {how} = {need}" if len(needs) == 1 else f"its {len(needs)} engines run {how} = {need}"
+        yield Finding("K8S001", f"{res}: {per_pod}{pods_text} gives the engine{'s' if len(needs) > 1 else ''} "
+                                f"{per_pod * pods} GPUs but {runs}{fix}",
+                      loc.span, related=related)
 
 
 def _product_values(spec: YMap) -> list[tuple[str, Located]]:
