@@ -93,9 +93,11 @@ def test_lws_replicas_are_instances(tmp_path):
 
 def test_disaggregatedset_role_replicas_are_the_xpyd_shape(tmp_path):
     sub = copy_submission(PD, tmp_path)
-    replace_once(sub / "disaggregatedset.yaml", "        replicas: 2\n", "        replicas: 3\n")
+    line = replace_once(sub / "disaggregatedset.yaml", "        replicas: 2\n", "        replicas: 3\n")
     top = only(lint(sub), "TOP001")
     assert len(top) == 1 and "3 prefill instance(s)" in top[0][4] and "instances: 2" in top[0][4]
+    full = [f for f in lint_paths([str(sub)]).findings if f.rule_id == "TOP001"]
+    assert [(s.line, s.col, text) for s, text in full[0].related][1:] == [(line, 19, "replicas: 3")]
 
 
 # -- K8S001 --------------------------------------------------------------------------------

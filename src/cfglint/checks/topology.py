@@ -242,10 +242,15 @@ def check_accelerators(ctx: Context):
             n, loc = launched
             span = loc.span if loc else inst.span
             where = f"num_instances: {n}" if loc else f"the launch starts {n}"
+            related = [(inst.span, f"declared instances: {inst_v}")]
+            # a Kubernetes workload's replicas (LeaderWorkerSet, DisaggregatedSet role, Deployment)
+            related += [(p.repeat.span, f"replicas: {p.repeat.value}") for p in ctx.deployment.engine_processes()
+                        if p.pod is not None and p.repeat is not None and p.role is not None
+                        and p.role.value == name][:1]
             yield Finding("TOP001",
                           f"{where} {name} instance(s) but the manifest declares instances: {inst_v} "
                           f"({here(inst.span)})",
-                          span, related=[(inst.span, f"declared instances: {inst_v}")])
+                          span, related=related)
     for p in ctx.deployment.engine_processes():
         if p.role is not None and declared_names and p.role.value not in declared_names:
             yield Finding("TOP001",
