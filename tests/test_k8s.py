@@ -342,3 +342,10 @@ def test_k8s001_engines_side_by_side_in_one_pod_share_its_gpus(tmp_path):
     k = only(lint(sub), "K8S001")
     assert [(f[2], f[3]) for f in k] == [(gpu[0], gpu[1] + len('nvidia.com/gpu: '))]
     assert "its 2 engines run TP 2 + TP 2 = 4; set nvidia.com/gpu: 4" in k[0][4]
+
+
+def test_an_unlisted_manifest_in_a_submission_is_sub003_naming_files_deploy(tmp_path):
+    sub = copy_submission(SINGLE, tmp_path)
+    replace_once(sub / "submission.yaml", "  deploy:\n  - deployment.yaml\n", "  launch: []\n")
+    sub3 = only(lint(sub), "SUB003")
+    assert [(f[1], f[2], f[3]) for f in sub3] == [("deployment.yaml", 1, 1)] and "files.deploy" in sub3[0][4]
