@@ -55,7 +55,8 @@ def _gpu_count(c: Container) -> tuple[str, Located] | None:
       "GPUs per pod x pods per group do not match the engine's TP x PP (x DP), or GPU limits and requests differ.",
       "A pod gets the GPUs its container asks for (resources.limits of nvidia.com/gpu or amd.com/gpu); "
       "an engine instance spans the pods of one group (a LeaderWorkerSet group of `size` pods, one "
-      "pod otherwise) and needs TP x PP (x replica DP) GPUs. Fewer GPUs and the engine fails at "
+      "pod otherwise) and needs TP x PP (x replica DP) GPUs; engines a container starts side by side "
+      "share its GPUs. Fewer GPUs and the engine fails at "
       "start (too few devices for its ranks); more and they sit idle, and the published system "
       "is not what ran. For extended resources such as GPUs Kubernetes takes the limit as the "
       "request, and a request that differs from the limit is refused.",
