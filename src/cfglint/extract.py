@@ -394,15 +394,14 @@ class _Adapter:
     def apply_implied(self, proc: Process) -> None:
         """Settings a deprecated flag stands for (rules/flags/*.yaml ``sets``: Dynamo's
         ``--is-prefill-worker`` is ``--disaggregation-mode prefill``), unless set otherwise."""
-        regs = [self.kb.flag_registries[t] for t in proc.tables if t in self.kb.flag_registries]
+        tables = [self.kb.flag_registries[t].implied for t in proc.tables if t in self.kb.flag_registries]
+        tables = [t for t in tables if t]
+        if not tables:
+            return
         for arg in proc.args:
-            for r in regs:
-                primary = r.find(arg.name)
-                implied = (r.flags.get(primary) or {}).get("sets") if primary else None
-                if isinstance(implied, dict) and not arg.name.startswith("--no-"):
-                    for setting, value in implied.items():
-                        proc.settings.setdefault(setting, Located(value, arg.span))
-                    break
+            implied = next((t[arg.name] for t in tables if arg.name in t), None)
+            for setting, value in (implied or {}).items():
+                proc.settings.setdefault(setting, Located(value, arg.span))
 
     def _tables(self, engine: str | None, orchestrator: str | None) -> list[dict]:
         tables = []
