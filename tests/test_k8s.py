@@ -349,3 +349,27 @@ def test_an_unlisted_manifest_in_a_submission_is_sub003_naming_files_deploy(tmp_
     replace_once(sub / "submission.yaml", "  deploy:\n  - deployment.yaml\n", "  launch: []\n")
     sub3 = only(lint(sub), "SUB003")
     assert [(f[1], f[2], f[3]) for f in sub3] == [("deployment.yaml", 1, 1)] and "files.deploy" in sub3[0][4]
+
+
+# -- kthena ModelServing -------------------------------------------------------------------
+KTHENA = "recipes/kthena-vllm-llama-3.1-405b-multinode"
+
+
+def test_kthena_model_serving_entry_and_worker_pods_form_one_instance(tmp_path):
+    # vLLM TP8 x PP2 over Ray: one entry pod + workerReplicas 1, 8 GPUs each
+    sub = copy_submission(KTHENA, tmp_path)
+    assert lint(sub) == []
+    text = (sub / "multi-node.yaml").read_text(encoding="utf-8")
+    gpu = position(text, 'nvidia.com/gpu: "8"')
+    line = replace_once(sub / "multi-node.yaml", "workerReplicas: 1", "workerReplicas: 2")
+    k = only(lint(sub), "K8S001")
+    assert [(f[2], f[3]) for f in k] == [(gpu[0], gpu[1] + len('nvidia.com/gpu: '))]
+    assert f"x 3 pods per group (ModelServing size, multi-node.yaml:{line})".split(", ")[0] in k[0][4]
+    assert "TP 8 x PP 2 = 16" in k[0][4]
+
+
+def test_kthena_role_replicas_times_serving_groups_are_instances(tmp_path):
+    sub = copy_submission(KTHENA, tmp_path)
+    replace_once(sub / "multi-node.yaml", "  replicas: 1  # inferGroup replicas", "  replicas: 2  # inferGroup replicas")
+    top = only(lint(sub), "TOP001")
+    assert any("starts 4 server instance(s)" in f[4] for f in top)

@@ -282,10 +282,13 @@ class _Adapter:
                         proc.image = wrapped.image
                     out.append(proc)
             return out
-        if wrapped.image is None and cmd.origin is not None:
-            wrapped.image = getattr(cmd.origin, "image", None)  # a Kubernetes container's image
+        pod_image = getattr(cmd.origin, "image", None) if wrapped.image is None else None  # a Kubernetes container's
+        # the image's entrypoint runs the container's args only when it sets no command
+        entry_image = wrapped.image or (pod_image if depth == 0 and getattr(cmd.origin, "entrypoint", False) else None)
         launch = self.launchers.identify(wrapped.words) or \
-            self.launchers.from_image(wrapped.image.value if wrapped.image else None, wrapped.words)
+            self.launchers.from_image(entry_image.value if entry_image else None, wrapped.words)
+        if pod_image is not None:
+            wrapped.image = pod_image
         if launch is None:
             loc = self.launchers.unrecognised(wrapped.words) or _hidden_command(wrapped.words)
             if loc is not None:

@@ -22,6 +22,9 @@ engine processes exactly as it does a shell launch:
 - RoleBasedGroup (sgl-project/rbg workloads.x-k8s.io v1alpha1 / v1alpha2): ``spec.roles[]``,
   each a named role with ``replicas`` instances of its pod template (leader/worker pattern:
   ``size`` pods per instance); roles built from template references or patches are a note;
+- kthena ModelServing (workload.serving.volcano.sh/v1alpha1): ``replicas`` serving groups of
+  ``template.roles[]``, each role ``replicas`` instances of an entry pod and ``workerReplicas``
+  worker pods;
 - DynamoGraphDeployment (nvidia.com v1alpha1 ``spec.services``, v1beta1 ``spec.components``):
   each worker's main container, ``replicas`` instances of ``multinode.nodeCount`` pods, with the
   multi-node flags the operator adds to SGLang workers (:func:`_dynamo_multinode`).
@@ -61,7 +64,7 @@ NOT_MODELLED = {
     "DaemonSet": "DaemonSet",
 }
 MODELLED = ("Deployment", "StatefulSet", "ReplicaSet", "Job", "Pod", "LeaderWorkerSet", "DisaggregatedSet",
-            "DynamoGraphDeployment", "RoleBasedGroup")
+            "DynamoGraphDeployment", "RoleBasedGroup", "ModelServing")
 MAX_OBJECTS = 256      # Kubernetes objects read per file
 MAX_CONTAINERS = 64    # containers turned into commands per file
 
@@ -103,6 +106,7 @@ class Container:
     name: str
     image: Located | None
     gpus: dict[str, tuple[Located | None, Located | None]] = field(default_factory=dict)
+    entrypoint: bool = False       # no ``command``: the image's entrypoint runs ``args``
 
 
 @dataclass(slots=True)
@@ -171,6 +175,8 @@ def _templates(obj: YMap, notes: list[tuple[str, Span]] | None = None) -> list[P
         return _dynamo(obj, name, kspan, spec)
     if kind == "RoleBasedGroup":
         return _rbg(name, kspan, spec, notes)
+    if kind == "ModelServing":
+        return _kthena(name, kspan, spec)
     if kind == "DisaggregatedSet":
         out: list[PodGroup] = []
         roles = spec.get("roles")
@@ -278,6 +284,37 @@ def _rbg(name: str, kspan: Span, spec: YMap, notes: list[tuple[str, Span]] | Non
         out.append(PodGroup("RoleBasedGroup", str(rname.value) if rname else name, kspan, pod,
                             _located(role.get("replicas")), size if n and n > 1 else None,
                             "all" if n and n > 1 else None, _dynamo_role(rname)))
+    return out
+
+
+def _kthena(name: str, kspan: Span, spec: YMap) -> list[PodGroup]:
+    """A kthena ModelServing (workload.serving.volcano.sh/v1alpha1): ``spec.replicas`` serving
+    groups, each with ``template.roles[]``; a role runs ``replicas`` instances of one entry pod
+    (``entryTemplate``) and ``workerReplicas`` worker pods (``workerTemplate``). Source:
+    volcano-sh/kthena pkg/apis/workload/v1alpha1/model_serving_types.go @
+    e3c9ee2d213e41125bb7da19830255944926d035 (ModelServingSpec.Replicas, Role.Replicas,
+    EntryTemplate, WorkerReplicas, WorkerTemplate)."""
+    out: list[PodGroup] = []
+    groups = _located(spec.get("replicas"))
+    g = parse_int(groups.value) if groups is not None else 1
+    roles = _map(spec, "template").get("roles") if _map(spec, "template") else None
+    for role in roles.items if isinstance(roles, YSeq) else []:
+        if not isinstance(role, YMap):
+            continue
+        rname = _located(role.get("name"))
+        reps = _located(role.get("replicas"))
+        r = parse_int(reps.value) if reps is not None else 1
+        total = Located(r * g, (reps or groups).span) if r is not None and g is not None and (reps or groups) else reps
+        workers = _located(role.get("workerReplicas"))
+        w = parse_int(workers.value) if workers is not None else 0
+        size = Located(w + 1, workers.span) if workers is not None and w is not None and w > 0 else None
+        entry, worker = _map(role, "entryTemplate", "spec"), _map(role, "workerTemplate", "spec")
+        rn = str(rname.value) if rname else name
+        if entry is not None:
+            out.append(PodGroup("ModelServing", rn, kspan, entry, total, size, "leader" if size else None,
+                                _dynamo_role(rname)))
+        if worker is not None and size is not None:
+            out.append(PodGroup("ModelServing", rn, kspan, worker, total, size, "worker", _dynamo_role(rname)))
     return out
 
 
@@ -604,6 +641,7 @@ def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest
                 containers += 1
                 cname = _value(cnode.get("name"))
                 c = Container(g, cnode, cname if isinstance(cname, str) else "", _located(cnode.get("image")), _gpus(cnode))
+                c.entrypoint = cnode.get("command") is None
                 if g.gpu_limit is not None and not c.gpus:
                     c.gpus["nvidia.com/gpu"] = (g.gpu_limit, None)
                 cmd = container_command(c, lines, display)
