@@ -373,3 +373,24 @@ def test_kthena_role_replicas_times_serving_groups_are_instances(tmp_path):
     replace_once(sub / "multi-node.yaml", "  replicas: 1  # inferGroup replicas", "  replicas: 2  # inferGroup replicas")
     top = only(lint(sub), "TOP001")
     assert any("starts 4 server instance(s)" in f[4] for f in top)
+
+
+# -- AIBrix StormService -------------------------------------------------------------------
+STORM = "recipes/aibrix-vllm-qwen3-8b-1p1d-nixl"
+
+
+def test_stormservice_roles_are_launches(tmp_path):
+    sub = copy_submission(STORM, tmp_path)
+    assert lint(sub) == []
+    line, col = _replace_first(sub / "1p1d.yaml", "nvidia.com/gpu: 1", "nvidia.com/gpu: 2")
+    k = only(lint(sub), "K8S001")
+    assert [(f[2], f[3]) for f in k] == [(line, col + len("nvidia.com/gpu: "))]
+    assert "gives the engine 2 GPUs but it runs TP 1 = 1" in k[0][4]
+
+
+def test_stormservice_role_replicas_are_instances(tmp_path):
+    sub = copy_submission(STORM, tmp_path)
+    _replace_first(sub / "1p1d.yaml", "        - name: prefill\n          replicas: 1\n",
+                   "        - name: prefill\n          replicas: 2\n")
+    top = only(lint(sub), "TOP001")
+    assert any("starts 2 prefill instance(s)" in f[4] for f in top)

@@ -25,6 +25,8 @@ engine processes exactly as it does a shell launch:
 - kthena ModelServing (workload.serving.volcano.sh/v1alpha1): ``replicas`` serving groups of
   ``template.roles[]``, each role ``replicas`` instances of an entry pod and ``workerReplicas``
   worker pods;
+- AIBrix StormService (orchestration.aibrix.ai/v1alpha1): ``replicas`` role sets of
+  ``template.spec.roles[]``, each role ``replicas`` instances of ``podGroupSize`` pods;
 - DynamoGraphDeployment (nvidia.com v1alpha1 ``spec.services``, v1beta1 ``spec.components``):
   each worker's main container, ``replicas`` instances of ``multinode.nodeCount`` pods, with the
   multi-node flags the operator adds to SGLang workers (:func:`_dynamo_multinode`).
@@ -64,7 +66,7 @@ NOT_MODELLED = {
     "DaemonSet": "DaemonSet",
 }
 MODELLED = ("Deployment", "StatefulSet", "ReplicaSet", "Job", "Pod", "LeaderWorkerSet", "DisaggregatedSet",
-            "DynamoGraphDeployment", "RoleBasedGroup", "ModelServing")
+            "DynamoGraphDeployment", "RoleBasedGroup", "ModelServing", "StormService")
 MAX_OBJECTS = 256      # Kubernetes objects read per file
 MAX_CONTAINERS = 64    # containers turned into commands per file
 
@@ -177,6 +179,8 @@ def _templates(obj: YMap, notes: list[tuple[str, Span]] | None = None) -> list[P
         return _rbg(name, kspan, spec, notes)
     if kind == "ModelServing":
         return _kthena(name, kspan, spec)
+    if kind == "StormService":
+        return _storm(name, kspan, spec)
     if kind == "DisaggregatedSet":
         out: list[PodGroup] = []
         roles = spec.get("roles")
@@ -284,6 +288,32 @@ def _rbg(name: str, kspan: Span, spec: YMap, notes: list[tuple[str, Span]] | Non
         out.append(PodGroup("RoleBasedGroup", str(rname.value) if rname else name, kspan, pod,
                             _located(role.get("replicas")), size if n and n > 1 else None,
                             "all" if n and n > 1 else None, _dynamo_role(rname)))
+    return out
+
+
+def _storm(name: str, kspan: Span, spec: YMap) -> list[PodGroup]:
+    """An AIBrix StormService (orchestration.aibrix.ai/v1alpha1): ``spec.replicas`` role sets,
+    each with ``template.spec.roles[]``; a role runs ``replicas`` instances of ``podGroupSize``
+    pods (default 1) of its pod ``template``. Source: vllm-project/aibrix
+    api/orchestration/v1alpha1/roleset_types.go (RoleSpec: Name, Replicas, PodGroupSize,
+    Template) and samples/disaggregation/vllm/1p1d.yaml @ b6fc67fadff95f1e8f0dd1cc095552d43a943698."""
+    out: list[PodGroup] = []
+    sets = _located(spec.get("replicas"))
+    g = parse_int(sets.value) if sets is not None else 1
+    roles = _map(spec, "template", "spec").get("roles") if _map(spec, "template", "spec") else None
+    for role in roles.items if isinstance(roles, YSeq) else []:
+        pod = _map(role, "template", "spec") if isinstance(role, YMap) else None
+        if pod is None:
+            continue
+        assert isinstance(role, YMap)
+        rname = _located(role.get("name"))
+        reps = _located(role.get("replicas"))
+        r = parse_int(reps.value) if reps is not None else 1
+        total = Located(r * g, (reps or sets).span) if r is not None and g is not None and (reps or sets) else reps
+        size = _located(role.get("podGroupSize"))
+        n = parse_int(size.value) if size is not None else None
+        out.append(PodGroup("StormService", str(rname.value) if rname else name, kspan, pod, total,
+                            size if n and n > 1 else None, "all" if n and n > 1 else None, _dynamo_role(rname)))
     return out
 
 
