@@ -394,3 +394,12 @@ def test_stormservice_role_replicas_are_instances(tmp_path):
                    "        - name: prefill\n          replicas: 2\n")
     top = only(lint(sub), "TOP001")
     assert any("starts 2 prefill instance(s)" in f[4] for f in top)
+
+
+def test_k8s003_group_without_a_rendezvous_address(tmp_path):
+    sub = copy_submission(LWS, tmp_path)
+    text = (sub / "lws.yaml").read_text(encoding="utf-8")
+    nnodes = position(text, "$(LWS_GROUP_SIZE)")
+    _replace_first(sub / "lws.yaml", "              - --dist-init-addr\n              - $(LWS_LEADER_ADDRESS):20000\n", "")
+    k = only(lint(sub), "K8S003")
+    assert [(f[2], f[3]) for f in k] == [nnodes] and "without --dist-init-addr" in k[0][4]

@@ -22,6 +22,8 @@ RESOURCE_VENDOR = {"nvidia.com/gpu": "NVIDIA", "amd.com/gpu": "AMD"}
 PRODUCT_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "amd.com/gpu.product-name",
                   "node.kubernetes.io/instance-gpu")
 MIN_SHM_BYTES = 1 << 30   # 1 GiB
+# the setting and flag that name a multi-node instance's rendezvous (rules/engines.yaml settings)
+RENDEZVOUS = {"sglang": ("dist_init_addr", "--dist-init-addr"), "vllm": ("master_addr", "--master-addr")}
 _QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]i?|[kmgtpe])?$")
 _UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
           "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
@@ -262,7 +264,8 @@ def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
        "Docker's 64 MiB default is too small; --shm-size=1g or --ipc=host)",
        "https://kubernetes.io/docs/concepts/storage/volumes/#emptydir (medium: Memory, sizeLimit)",
        "https://lws.sigs.k8s.io/docs/ (LWS_LEADER_ADDRESS, LWS_WORKER_INDEX, LWS_GROUP_SIZE)",
-       "sgl-project/sglang python/sglang/srt/server_args.py (--dist-init-addr, --nnodes, --node-rank)"))
+       "sgl-project/sglang python/sglang/srt/server_args.py (--dist-init-addr, --nnodes, --node-rank)",
+       "vllm-project/vllm vllm/engine/arg_utils.py (--nnodes, --node-rank, --master-addr) @ v0.33.0"))
 def check_pod_hygiene(ctx: Context):
     seen: set[int] = set()
     for p, c in _engines_in_pods(ctx):
@@ -284,25 +287,27 @@ def check_pod_hygiene(ctx: Context):
                 yield Finding("K8S003", f"container {c.name or '?'} runs an engine on {gpus} GPUs with the default "
                                         "64 MiB /dev/shm: mount an emptyDir with medium: Memory at /dev/shm (or set "
                                         "hostIPC: true)", span)
-        if pods <= 1 or p.engine != "sglang":
+        if pods <= 1 or p.engine not in RENDEZVOUS:
             continue
+        addr_key, addr_flag = RENDEZVOUS[p.engine]
         s = p.settings
         nn = parse_int(s["nnodes"].value) if "nnodes" in s else None
         if nn is None or nn <= 1:
-            if "nnodes" not in p.unknown and got is not None:
+            # vLLM may span the group's pods over Ray instead (no --nnodes); SGLang cannot
+            if p.engine == "sglang" and "nnodes" not in p.unknown and got is not None:
                 yield Finding("K8S003", f"{c.group.kind} {c.group.name} runs {pods} pods per group but the engine is "
                                         f"started without --nnodes {pods}: each pod would start an instance of its own; "
                                         f"add --nnodes $(LWS_GROUP_SIZE) --node-rank $(LWS_WORKER_INDEX) "
                                         f"--dist-init-addr $(LWS_LEADER_ADDRESS):<port>", p.span)
             continue
-        addr = s.get("dist_init_addr")
-        if addr is None and "dist_init_addr" not in p.unknown:
+        addr = s.get(addr_key)
+        if addr is None and addr_key not in p.unknown:
             yield Finding("K8S003", f"multi-node engine (--nnodes {nn}) in {c.group.kind} {c.group.name} without "
-                                    "--dist-init-addr: add --dist-init-addr $(LWS_LEADER_ADDRESS):<port> so every pod "
+                                    f"{addr_flag}: add {addr_flag} $(LWS_LEADER_ADDRESS) so every pod "
                                     "of the group meets at its leader", s["nnodes"].span)
         elif addr is not None and "<leader-address>" not in str(addr.value):
-            yield Finding("K8S003", f"--dist-init-addr {addr.value} is a fixed address: every group of "
-                                    f"{c.group.kind} {c.group.name} would meet there; use $(LWS_LEADER_ADDRESS):<port>",
+            yield Finding("K8S003", f"{addr_flag} {addr.value} is a fixed address: every group of "
+                                    f"{c.group.kind} {c.group.name} would meet there; use $(LWS_LEADER_ADDRESS)",
                           addr.span)
         if "node_rank" not in s and "node_rank" not in p.unknown:
             yield Finding("K8S003", f"multi-node engine (--nnodes {nn}) in {c.group.kind} {c.group.name} without "
