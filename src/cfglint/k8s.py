@@ -17,8 +17,7 @@ engine processes exactly as it does a shell launch:
 - DisaggregatedSet (disaggregatedset.x-k8s.io v1alpha1 / v1): ``spec.roles[]``, each a named
   role (prefill, decode) with ``replicas`` LWS groups of its ``leaderWorkerTemplate``
   (v1: under the role's ``spec``), times ``spec.slices`` (kubernetes-sigs/lws
-  api/disaggregatedset/v1).
-
+  api/disaggregatedset/v1);
 - RoleBasedGroup (sgl-project/rbg workloads.x-k8s.io v1alpha1 / v1alpha2): ``spec.roles[]``,
   each a named role with ``replicas`` instances of its pod template (leader/worker pattern:
   ``size`` pods per instance); roles built from template references or patches are a note;
@@ -54,10 +53,7 @@ from .yamlsrc import YMap, YNode, YScalar, YSeq
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 # kinds recognised but not modelled: what they are, for the COV001 note
 NOT_MODELLED = {
-    "RoleBasedGroup": "SGLang RoleBasedGroup (sgl-project/rbg)",
     "DynamoGraphDeployment": "NVIDIA Dynamo DynamoGraphDeployment (an apiVersion other than nvidia.com/v1alpha1, v1beta1)",
-    "ModelServing": "kthena ModelServing",
-    "StormService": "AIBrix StormService",
     "LLMInferenceService": "KServe LLMInferenceService",
     "VLLMRuntime": "vLLM production-stack VLLMRuntime",
     "InferenceService": "KServe InferenceService",
@@ -128,7 +124,7 @@ def is_object(node: YNode | None) -> bool:
         and isinstance(_value(node.get("kind")), str)
 
 
-def object_findings(node: YMap, display: str) -> list:
+def object_findings(node: YMap, display: str) -> list[Finding]:
     """Findings about one Kubernetes object as a whole (its YAML node ``node``, in the file
     shown as ``display``). SCHEMA VALIDATION IS WIRED HERE: the lead adds
     ``k8sschema.validate_object(node, display)`` (the Kubernetes OpenAPI for built-in kinds,
@@ -199,7 +195,9 @@ def _templates(obj: YMap, notes: list[tuple[str, Span]] | None = None) -> list[P
     return None
 
 
-def _dynamo_role(*names) -> Located | None:
+def _role_in_name(*names: Located | None) -> Located | None:
+    """prefill / decode from the first of ``names`` (role, component type or name) that holds
+    one of the words (``VllmPrefillWorker``, ``decode``), at its span; None otherwise."""
     for loc in names:
         if loc is not None and isinstance(loc.value, str):
             low = loc.value.lower()
@@ -229,7 +227,7 @@ def _dynamo(obj: YMap, name: str, kspan: Span, spec: YMap) -> list[PodGroup] | N
             if main is None:
                 continue
             gpu = _map(svc, "resources", "limits")
-            role = _dynamo_role(_located(svc.get("subComponentType")), _located(svc.get("componentType")),
+            role = _role_in_name(_located(svc.get("subComponentType")), _located(svc.get("componentType")),
                                 Located(key.value, key.span) if isinstance(key.value, str) else None)
             out.append(PodGroup("DynamoGraphDeployment", str(key.value), kspan, pod, _located(svc.get("replicas")),
                                 _located(_map(svc, "multinode").get("nodeCount")) if _map(svc, "multinode") else None,
@@ -244,7 +242,7 @@ def _dynamo(obj: YMap, name: str, kspan: Span, spec: YMap) -> list[PodGroup] | N
                 continue
             assert isinstance(comp, YMap)
             cname = _located(comp.get("name"))
-            role = _dynamo_role(_located(comp.get("type")), cname)
+            role = _role_in_name(_located(comp.get("type")), cname)
             out.append(PodGroup("DynamoGraphDeployment", str(cname.value) if cname else "", kspan, pod,
                                 _located(comp.get("replicas")),
                                 _located(_map(comp, "multinode").get("nodeCount")) if _map(comp, "multinode") else None,
@@ -287,7 +285,7 @@ def _rbg(name: str, kspan: Span, spec: YMap, notes: list[tuple[str, Span]] | Non
         n = parse_int(size.value) if size is not None else None
         out.append(PodGroup("RoleBasedGroup", str(rname.value) if rname else name, kspan, pod,
                             _located(role.get("replicas")), size if n and n > 1 else None,
-                            "all" if n and n > 1 else None, _dynamo_role(rname)))
+                            "all" if n and n > 1 else None, _role_in_name(rname)))
     return out
 
 
@@ -313,7 +311,7 @@ def _storm(name: str, kspan: Span, spec: YMap) -> list[PodGroup]:
         size = _located(role.get("podGroupSize"))
         n = parse_int(size.value) if size is not None else None
         out.append(PodGroup("StormService", str(rname.value) if rname else name, kspan, pod, total,
-                            size if n and n > 1 else None, "all" if n and n > 1 else None, _dynamo_role(rname)))
+                            size if n and n > 1 else None, "all" if n and n > 1 else None, _role_in_name(rname)))
     return out
 
 
@@ -342,9 +340,9 @@ def _kthena(name: str, kspan: Span, spec: YMap) -> list[PodGroup]:
         rn = str(rname.value) if rname else name
         if entry is not None:
             out.append(PodGroup("ModelServing", rn, kspan, entry, total, size, "leader" if size else None,
-                                _dynamo_role(rname)))
+                                _role_in_name(rname)))
         if worker is not None and size is not None:
-            out.append(PodGroup("ModelServing", rn, kspan, worker, total, size, "worker", _dynamo_role(rname)))
+            out.append(PodGroup("ModelServing", rn, kspan, worker, total, size, "worker", _role_in_name(rname)))
     return out
 
 
@@ -713,7 +711,3 @@ def _dynamo_multinode(cmd: Command, g: PodGroup) -> None:
         cmd.words[script] = Word(w.text + add, w.raw + add, w.span, w.static, where)
         return
     cmd.words += [Word(t, t, at) for t in extra]
-
-
-def k8s_files_hint() -> str:
-    return ", ".join(sorted(NOT_MODELLED))
