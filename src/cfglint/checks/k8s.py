@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..k8s import Container, GPU_RESOURCES
+from ..k8s import Container
 from ..model import Finding, Located, Span, parse_int
 from ..yamlsrc import YMap, YScalar, YSeq
 from . import Context, here, rule
