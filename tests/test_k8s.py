@@ -403,3 +403,22 @@ def test_k8s003_group_without_a_rendezvous_address(tmp_path):
     _replace_first(sub / "lws.yaml", "              - --dist-init-addr\n              - $(LWS_LEADER_ADDRESS):20000\n", "")
     k = only(lint(sub), "K8S003")
     assert [(f[2], f[3]) for f in k] == [nnodes] and "without --dist-init-addr" in k[0][4]
+
+
+KIMI_LWS = "catalog/kimi-k3/rtx6000d-sglang-lws-tp8-pp4-marlin"
+
+
+def test_catalog_kimi_lws_over_four_nodes_needs_marlin_on_every_node(tmp_path):
+    # the catalog: "A Marlin MoE path is required on sm120" for the MXFP4 experts
+    sub = copy_submission(KIMI_LWS, tmp_path)
+    assert [f for f in lint(sub) if f[0] in ("HW001", "TOP001", "TOP003", "K8S001", "K8S003")] == []
+    line, col = _replace_first(sub / "lws.yaml", "- marlin", "- flashinfer_mxfp4")
+    hw = only(lint(sub), "HW001")
+    assert [(f[1], f[2], f[3]) for f in hw] == [("lws.yaml", line, col + 2)] and "use --moe-runner-backend marlin" in hw[0][4]
+
+
+def test_catalog_kimi_lws_size_is_the_pipeline_depth(tmp_path):
+    sub = copy_submission(KIMI_LWS, tmp_path)
+    replace_once(sub / "lws.yaml", "    size: 4\n", "    size: 2\n")
+    k = only(lint(sub), "K8S001")
+    assert k and all("x 2 pods per group" in f[4] and "TP 8 x PP 4 = 32" in f[4] for f in k)
