@@ -56,3 +56,29 @@ def test_fix_redacts_host_paths_and_keeps_everything_else(tmp_path):
     after = args.read_bytes()
     old = b"/home/_shared/aa-artifacts-dynamo-kimi-k3/models/Kimi-K3-DSpark/56ce616ad7486f0e96cbb51ef23ed5a1bce1d92d"
     assert after == before.replace(old, b"<host-path>")
+
+
+def test_the_summary_counts_what_the_baseline_hid(tmp_path):
+    import jsonschema
+
+    copy_submission(R1, tmp_path).rename(tmp_path / "s")
+    subprocess.run([CFGLINT, "check", "s", "--write-baseline", "base.json"], cwd=tmp_path, check=True, capture_output=True)
+    text = subprocess.run([CFGLINT, "check", "s", "--baseline", "base.json"], cwd=tmp_path, capture_output=True, text=True)
+    assert text.returncode == 0 and "no findings in 1 submission(s) / file(s) (2 findings hidden by the baseline)" \
+        in text.stdout
+    args = tmp_path / "s" / "decode.args"
+    args.write_text(args.read_text() + "HF_HOME=/home/alice/hf\n")   # one new finding beside the two recorded
+    text = subprocess.run([CFGLINT, "check", "s", "--baseline", "base.json"], cwd=tmp_path, capture_output=True, text=True)
+    assert text.returncode == 1 and "cfglint: 1 finding(s) (1 error(s)) in 1 submission(s) / file(s) " \
+        "(2 findings hidden by the baseline)" in text.stdout
+    as_json = subprocess.run([CFGLINT, "check", "s", "--baseline", "base.json", "-f", "json", "-o", "out.json"],
+                             cwd=tmp_path, capture_output=True, text=True)
+    data = json.loads((tmp_path / "out.json").read_text())
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "cfglint-output.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    assert data["baselined"] == 2 and len(data["findings"]) == 1
+    assert "(2 findings hidden by the baseline)" in as_json.stderr      # the summary on standard error with -o
+    without = subprocess.run([CFGLINT, "check", "s", "-f", "json"], cwd=tmp_path, capture_output=True, text=True)
+    assert "baselined" not in json.loads(without.stdout)               # no baseline, no count
+    assert "hidden by the baseline" not in subprocess.run([CFGLINT, "check", "s"], cwd=tmp_path, capture_output=True,
+                                                          text=True).stdout

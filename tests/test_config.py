@@ -110,3 +110,39 @@ def test_knowledge_file_of_the_wrong_shape_is_an_error(project):
     (project / "k.yaml").write_text("models:\n  - foo\n")
     code, _, err = run(project, "--knowledge", "k.yaml")
     assert code == 2 and "models must be a list" in err
+
+
+@pytest.mark.parametrize("args,code,count", [
+    (("--select", "RED001", "--select", "TOP"), 1, 2),        # the last value alone (TOP) would report nothing
+    (("--select", "TOP", "--select", "RED001"), 1, 2),
+    (("--select", "TOP,RED001"), 1, 2),                       # a comma list still works
+    (("--select", "TOP", "--select", "SPEC,FLG"), 0, 0),
+    (("--ignore", "RED001", "--ignore", "TOP"), 0, 0),        # the last value alone would keep RED001
+    (("--ignore", "TOP", "--ignore", "SPEC,RED"), 0, 0),
+    (("--ignore", "TOP", "--ignore", "SPEC"), 1, 2),
+])
+def test_repeated_select_and_ignore_accumulate(project, args, code, count):
+    got_code, found, err = run(project, *args)
+    assert (got_code, len(found)) == (code, count), err
+    assert all(f[0] == "RED001" for f in found)
+
+
+def test_repeated_options_act_with_the_configuration(project):
+    (project / ".cfglint.yaml").write_text("select: [TOP]\nignore: [SPEC]\n")
+    assert run(project)[:2] == (0, [])                                   # the configuration alone
+    assert len(run(project, "--select", "SPEC", "--select", "RED001")[1]) == 2   # --select replaces select
+    assert run(project, "--select", "RED", "--ignore", "FLG", "--ignore", "RED001")[:2] == (0, [])  # ignores add up
+    (project / ".cfglint.yaml").write_text("ignore: [RED001]\n")
+    assert run(project, "--ignore", "TOP", "--ignore", "SPEC")[:2] == (0, [])   # the configuration's ignore is kept
+
+
+@pytest.mark.parametrize("args,shown", [
+    (("--select", ""), "--select ''"),
+    (("--select", "RED001", "--select", ""), "--select ''"),
+    (("--ignore", "RED,,TOP"), "--ignore 'RED,,TOP'"),
+    (("--select", " , "), "--select ' , '"),
+])
+def test_empty_selectors_are_usage_errors(project, args, shown):
+    code, found, err = run(project, *args)
+    assert code == 2 and found == []
+    assert err.count("\n") == 1 and err.startswith(f"cfglint: error: {shown}: empty rule selector")

@@ -65,8 +65,11 @@ def test_user_knowledge_file_adds_an_accelerator_and_a_parser(tmp_path):
     rules = sorted(f["rule"] for f in __import__("json").loads(plain.stdout)["findings"])
     assert "SUB001" in rules and "PRS001" in rules and "HW001" not in rules
     mine = subprocess.run([exe, "check", str(d), "-f", "json", "--knowledge", str(extra)], capture_output=True, text=True)
-    rules = sorted(f["rule"] for f in __import__("json").loads(mine.stdout)["findings"])
-    assert rules == ["HW001"]
+    findings = __import__("json").loads(mine.stdout)["findings"]
+    rules = sorted(f["rule"] for f in findings)
+    # the lab's accelerator entry gives no memory size: MEM001 cannot weigh the weights, and says so
+    assert rules == ["COV001", "HW001"]
+    assert any("MEM001): the memory of LAB-GPU is not in the knowledge base" in f["message"] for f in findings)
     bad = subprocess.run([exe, "check", str(d), "--knowledge", str(tmp_path / "none.yaml")], capture_output=True, text=True)
     assert bad.returncode == 2 and "cannot read knowledge file" in bad.stderr
 

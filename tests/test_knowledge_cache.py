@@ -477,3 +477,85 @@ def test_without_a_cache_one_knowledge_set_does_not_change_another(monkeypatch):
         assert K.knowledge().secrets["addresses"]["private"] == plain != ["192.0.2.0/24"]
     finally:
         _forget()
+
+
+# -- the digests' index (kbcache.digests): unchanged files are not read again, changed ones are
+
+def _files(tmp_path: Path) -> dict[str, str]:
+    d = tmp_path / "rules"
+    d.mkdir(exist_ok=True)
+    for name, text in (("a.yaml", "a: 1\n"), ("b.yaml", "b: [1, 2]\n")):
+        (d / name).write_text(text)
+    return {name: str(d / name) for name in ("a.yaml", "b.yaml")}
+
+
+def _old(files: dict[str, str], seconds: int = 10) -> None:
+    """Backdate the files, as a checkout some time ago leaves them (their change time stays)."""
+    import time
+
+    t = time.time_ns() - seconds * 1_000_000_000
+    for path in files.values():
+        os.utime(path, ns=(t, t))
+
+
+def _reads(monkeypatch) -> list[str]:
+    """The knowledge files kbcache reads from now on (its own entries left out)."""
+    seen: list[str] = []
+    real = kbcache.read_bytes
+
+    def counted(path, *a, **kw):
+        if not os.path.basename(path).startswith((kbcache.PREFIX, kbcache.INDEX_PREFIX)):
+            seen.append(path)
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(kbcache, "read_bytes", counted)
+    return seen
+
+
+def test_an_unchanged_file_takes_the_indexed_digest_without_being_read(cache, tmp_path, monkeypatch):
+    import hashlib
+
+    files = _files(tmp_path)
+    _old(files)
+    monkeypatch.setattr(kbcache, "RACY_NS", 0)   # the files' change time is now: trust it at once
+    seen = _reads(monkeypatch)
+    first = kbcache.digests(files)
+    assert first == {n: hashlib.sha256(Path(p).read_bytes()).hexdigest() for n, p in files.items()}
+    assert sorted(seen) == sorted(files.values())   # read once, to hash them
+    seen.clear()
+    assert kbcache.digests(files) == first and seen == []   # the second time from the index
+    assert len(sorted(cache.glob(f"{kbcache.INDEX_PREFIX}*.json"))) == 1
+
+
+def test_a_file_changed_in_place_is_hashed_again_even_with_its_old_size_and_time(cache, tmp_path, monkeypatch):
+    files = _files(tmp_path)
+    _old(files)
+    monkeypatch.setattr(kbcache, "RACY_NS", 0)
+    first = kbcache.digests(files)
+    st = os.stat(files["a.yaml"])
+    Path(files["a.yaml"]).write_text("a: 2\n")                      # same size
+    os.utime(files["a.yaml"], ns=(st.st_atime_ns, st.st_mtime_ns))   # same modification time
+    seen = _reads(monkeypatch)
+    second = kbcache.digests(files)
+    assert second["a.yaml"] != first["a.yaml"] and second["b.yaml"] == first["b.yaml"]
+    assert files["a.yaml"] in seen   # its change time differs: read
+
+
+def test_a_file_changed_just_before_the_index_was_written_is_read_again(cache, tmp_path, monkeypatch):
+    files = _files(tmp_path)    # written now: within RACY_NS of the index
+    kbcache.digests(files)
+    seen = _reads(monkeypatch)
+    kbcache.digests(files)
+    assert sorted(seen) == sorted(files.values())
+
+
+def test_the_bundled_knowledge_is_keyed_by_the_same_digests_with_and_without_the_index(cache, monkeypatch):
+    import hashlib
+
+    rules = K.data_dir("rules")
+    bundled = K._Bundled(rules)
+    expect = kbcache.key("bundled", [[name, hashlib.sha256(Path(path).read_bytes()).hexdigest()]
+                                     for name, path in bundled.paths.items()])
+    assert bundled.key == expect
+    _forget()
+    assert K._Bundled(rules).key == expect   # second time (index written): the same key

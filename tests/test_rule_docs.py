@@ -56,3 +56,32 @@ def test_docs_are_current(tmp_path):
     checked_in = {p.name: p.read_text() for p in (ROOT / "docs" / "rules").iterdir()}
     assert generated == checked_in, "docs/rules is stale: run `cfglint docs docs/rules`"
     assert len(generated) == len(RULES) + 1
+
+
+def test_docs_without_a_directory_prints_every_page_and_writes_nothing(tmp_path):
+    exe = Path(sys.executable).parent / "cfglint"
+    proc = subprocess.run([str(exe), "docs"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert list(tmp_path.iterdir()) == []                      # nothing written where it runs
+    out = proc.stdout
+    assert out.startswith("# cfglint rules\n")
+    for rule_id in RULES:                                      # each page, and the table links to its heading
+        name = all_rules()[rule_id].name
+        assert f"\n# {rule_id} {name}\n" in out and f"[{rule_id}](#{rule_id.lower()}-{name})" in out
+    assert (ROOT / "docs" / "rules" / "RED001.md").read_text() in out
+
+
+@pytest.mark.parametrize("target,why", [
+    ("/proc/cfglint-docs", "cannot write /proc/cfglint-docs: No such file or directory"),
+    ("/proc", "cannot write /proc/CFG001.md:"),                 # exists, cannot be written
+    ("/dev/null", "cannot write rule pages into /dev/null: it is not a directory"),
+    ("file", "cannot write rule pages into file: it is not a directory"),
+    ("file/docs", "cannot write file/docs: Not a directory"),
+])
+def test_docs_into_a_special_or_unwritable_target_is_one_line(tmp_path, target, why):
+    exe = Path(sys.executable).parent / "cfglint"
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    proc = subprocess.run([str(exe), "docs", target], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(f"cfglint: error: {why}"), proc.stderr
+    assert (tmp_path / "file").read_text() == "x"

@@ -34,9 +34,11 @@ def test_line_before_in_an_args_file(tmp_path):
 def test_directive_before_a_continued_shell_command_covers_all_its_lines(tmp_path):
     d = copy_submission(KIMI_B300, tmp_path)
     replace_once(d / "run.sh", "--tp-size 8 \\", "--tp-size 4 \\")
-    assert [r for r, *_ in _active(d)] == ["TOP001", "TOP002"]
+    assert [r for r, *_ in _active(d)] == ["MEM001", "TOP001", "TOP002"]
     replace_once(d / "run.sh", "docker run", "# cfglint: disable=TOP -- half the node on purpose\ndocker run")
-    assert _active(d) == []  # the family prefix TOP covers TOP001 and TOP002, on line 5 of the command
+    # the family prefix TOP covers TOP001 and TOP002, on line 5 of the command; not MEM001 (the
+    # weights of Kimi K3 do not fit 4 B300s), which it does not name
+    assert [r for r, *_ in _active(d)] == ["MEM001"]
 
 
 def test_file_level_directive_in_yaml_and_unused_directive(tmp_path):
@@ -81,9 +83,9 @@ def test_same_line_directive_in_yaml(tmp_path):
 def test_directive_reaches_the_next_command_past_comments_and_unknown_ids(tmp_path):
     d = copy_submission(KIMI_B300, tmp_path)
     replace_once(d / "run.sh", "--tp-size 8", "--tp-size 4")
-    replace_once(d / "run.sh", "docker run", "# cfglint: disable=TOP -- on purpose\n\n# launch:\ndocker run")
+    replace_once(d / "run.sh", "docker run", "# cfglint: disable=TOP,MEM001 -- on purpose\n\n# launch:\ndocker run")
     assert _active(d) == []
-    replace_once(d / "run.sh", "disable=TOP --", "disable=TOP,FOO9 --")
+    replace_once(d / "run.sh", "disable=TOP,MEM001 --", "disable=TOP,MEM001,FOO9 --")
     sup = [f for f in lint_paths([str(d)]).findings if f.rule_id == "SUP001"]
     assert len(sup) == 1 and "unknown rule(s) FOO9" in sup[0].message
 
@@ -112,3 +114,32 @@ def test_a_leaked_secret_cannot_be_suppressed_inline(tmp_path):
         assert "cannot be suppressed inline" in sup[0].message and "root configuration" in sup[0].message
         proc = subprocess.run([str(CFGLINT), "check", str(d), "--no-config"], capture_output=True, text=True)
         assert proc.returncode == 1 and token not in proc.stdout
+
+
+def test_a_rule_of_several_that_silences_nothing_is_reported_at_its_place(tmp_path):
+    d = copy_submission(R1, tmp_path)
+    line = replace_once(d / "decode.args", "--speculative-draft-model-path",
+                        "# cfglint: disable=RED001, top -- shared draft cache\n--speculative-draft-model-path")
+    text = (d / "decode.args").read_text().splitlines()[line - 1]
+    sup = [f for f in lint_paths([str(d)]).findings if f.rule_id == "SUP001"]
+    assert [(Path(f.span.path).name, f.span.line, f.span.col, f.span.end_col) for f in sup] == [
+        ("decode.args", line, text.index("top") + 1, text.index("top") + 4)]
+    assert "TOP in this suppression silences nothing here (RED001 does); remove TOP" in sup[0].message
+    assert _active(d) == [("SUP001", "decode.args", line), ("RED001", "prefill.args", 20)]
+    # controls: every named rule silences something (RED and RED001 both cover RED001), or none
+    # does (one SUP001 for the whole comment, as before)
+    (d / "decode.args").write_text((d / "decode.args").read_text().replace("disable=RED001, top", "disable=RED001,RED"))
+    assert _active(d) == [("RED001", "prefill.args", 20)]
+    (d / "decode.args").write_text((d / "decode.args").read_text().replace("disable=RED001,RED", "disable=TOP,SPEC"))
+    sup = [f for f in lint_paths([str(d)]).findings if f.rule_id == "SUP001"]
+    assert len(sup) == 1 and sup[0].span.col == 1 and "this suppression of TOP, SPEC silences nothing" in sup[0].message
+
+
+def test_several_used_rules_and_one_unused(tmp_path):
+    d = copy_submission(R1, tmp_path)
+    line = replace_once(d / "decode.args", "--speculative-draft-model-path",
+                        "# cfglint: disable=RED001,RED,SPEC -- shared draft cache\n--speculative-draft-model-path")
+    sup = [f for f in lint_paths([str(d)]).findings if f.rule_id == "SUP001"]
+    text = (d / "decode.args").read_text().splitlines()[line - 1]
+    assert [(f.span.line, f.span.col) for f in sup] == [(line, text.index("SPEC") + 1)]
+    assert sup[0].message == "SPEC in this suppression silences nothing here (RED001, RED do); remove SPEC from the list"

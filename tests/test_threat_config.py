@@ -142,7 +142,8 @@ def test_root_allows_nested_per_file_ignores_and_they_are_honoured(repo):
     _submission(repo, "y", secret=False, tp="4")
     replace_once(repo / RUN, f" --api-key {SECRET}", "")
     replace_once(repo / RUN, "--tp-size 8", "--tp-size 4")   # TOP001 and TOP002, as in submissions/y
-    nested = "per-file-ignores:\n  run.sh: [TOP001]\n  '*': [TOP002]\n"   # '*' would match ../y/run.sh too
+    # MEM001 too: Kimi K3's weights do not fit the 4 GPUs of TP 4
+    nested = "per-file-ignores:\n  run.sh: [TOP001, MEM001]\n  '*': [TOP002]\n"   # '*' would match ../y/run.sh too
     (repo / "submissions/x/.cfglint.yaml").write_text(nested)
 
     def top(found):

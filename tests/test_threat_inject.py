@@ -29,7 +29,7 @@ from cfglint.neutral import neutralize, neutralize_at, sarif_message
 from support import EXAMPLES, copy_submission, examples, replace_once
 
 KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson")
 
 # what the runner reads as a command: '::' first after blanks (.NET TrimStart: Unicode white
 # space), or '##[' anywhere in the line
@@ -65,7 +65,7 @@ def assert_safe(fmt: str, body: str) -> None:
             assert "\n" not in own["message"] and "\r" not in own["message"]
             continue
         assert not COMMAND_LINE.match(line), f"{fmt}: {line!r}"
-    if fmt in ("json", "sarif"):
+    if fmt in ("json", "sarif", "gitlab", "rdjson"):
         for s in _strings(json.loads(body)):
             assert "##[" not in s and not UNSAFE_BUT_NEWLINE.search(s), f"{fmt}: {s!r}"
             assert not any(COMMAND_LINE.match(part) for part in s.split("\n")), f"{fmt}: {s!r}"

@@ -1,6 +1,6 @@
 """Command line: ``cfglint check``, ``cfglint rules``, ``cfglint rule ID``.
 
-Exit codes (DESIGN.md): 0 no finding at or above the fail level, 1 findings, 2 usage or
+Exit codes (README.md, 'Exit codes'): 0 no finding at or above the fail level, 1 findings, 2 usage or
 configuration error.
 """
 
@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from . import __version__
+from . import DISTRIBUTION, __version__
 
 
 def _say(message: str) -> None:
@@ -24,11 +24,64 @@ def _say(message: str) -> None:
     click.echo(neutralize(message), err=True)
 
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson")
+
+
+def run() -> None:
+    """The ``cfglint`` command (and ``python -m cfglint``): :func:`main`, then the process ends
+    with main's exit code without tearing the interpreter down: freeing every module and
+    object was ~6% of a one-submission run and changes nothing for a process that is ending.
+    Taken only when nothing else runs: no thread but this one, no multiprocessing child (a
+    --jobs pool is shut down inside the run); the shell-parse worker is killed and reaped (it
+    holds nothing to flush). Output is flushed first; a string or None exit code, or a flush
+    that fails (a closed pipe), takes the interpreter's own exit path as before."""
+    import gc
+
+    # fewer collector passes: a run makes many objects and few cycles (~2% of a run's time)
+    gc.set_threshold(10_000, 10, 10)
+    try:
+        main()
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    th, mp = sys.modules.get("threading"), sys.modules.get("multiprocessing")
+    if (not isinstance(code, int) or (th is not None and th.active_count() != 1)
+            or (mp is not None and mp.active_children())):
+        raise SystemExit(code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        raise SystemExit(code) from None
+    from . import shellworker
+
+    shellworker.close(kill=True)
+    os._exit(code)
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``cfglint --version``: the version and distribution, then what the bundled knowledge covers
+    (its date and the engine releases of its flag lists), so a report can say what it was
+    checked against."""
+    if not value or ctx.resilient_parsing:
+        return
+    import yaml
+
+    from .knowledge import coverage_line
+    from .safeio import ReadError
+
+    click.echo(f"cfglint {__version__} ({DISTRIBUTION})")
+    try:
+        click.echo(coverage_line())
+    except (OSError, ReadError, ValueError, yaml.YAMLError) as err:  # a broken installation
+        _say(f"cfglint: cannot read the bundled knowledge: {err}")
+        ctx.exit(2)
+    ctx.exit()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="cfglint")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version, the knowledge's date and the engine releases whose flags it holds, and exit.")
 def main() -> None:
     """Static linter for LLM inference-serving submissions."""
 
@@ -48,8 +101,11 @@ def main() -> None:
               help="Use no cache: parse the knowledge files and validate every document against its schema "
                    "($CFGLINT_CACHE_DIR, else $XDG_CACHE_HOME/cfglint, else ~/.cache/cfglint; "
                    "CFGLINT_NO_CACHE=1 does the same).")
-@click.option("--select", default=None, help="Comma-separated rule ids or families to report (overrides the config).")
-@click.option("--ignore", default=None, help="Comma-separated rule ids or families not to report (added to the config's).")
+@click.option("--select", multiple=True, metavar="IDS",
+              help="Rule ids or families to report, comma-separated; repeatable, the values add up "
+                   "(together they replace the config's select).")
+@click.option("--ignore", multiple=True, metavar="IDS",
+              help="Rule ids or families not to report, comma-separated; repeatable (added to the config's).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="Root configuration file (default: the nearest .cfglint.yaml or pyproject.toml [tool.cfglint] "
                    "at or above the top of the git working tree; configuration files below it may set only what "
@@ -66,13 +122,13 @@ def main() -> None:
               help="Worker processes linting submissions in parallel (default: the configuration's jobs, else the "
                    "number of CPUs this process may use; 1: in this process). The output is the same for every value.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
-          knowledge_files: tuple[str, ...], no_cache: bool, select: str | None, ignore: str | None,
+          knowledge_files: tuple[str, ...], no_cache: bool, select: tuple[str, ...], ignore: tuple[str, ...],
           config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
           baseline_file: str | None, write_baseline: str | None, jobs: int | None) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
     from . import report
     from .checks import all_rules
-    from .config import ConfigError, check_selectors, find_config, load_config, trust_root
+    from .config import ConfigError, check_selectors, find_config, load_config, selectors, trust_root
     from .discover import printable
     from .knowledge import KnowledgeError, knowledge
     from .lint import lint_paths
@@ -95,11 +151,11 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     cfg.root_dir, cfg.read_nested = root_dir, not no_config
     try:
         known = list(all_rules())
-        if select is not None:
-            cfg.select = [s.strip().upper() for s in select.split(",") if s.strip()]
+        if select:
+            cfg.select = selectors(select, "--select")
             check_selectors(cfg.select, "--select", known)
-        if ignore is not None:
-            more = [s.strip().upper() for s in ignore.split(",") if s.strip()]
+        if ignore:
+            more = selectors(ignore, "--ignore")
             check_selectors(more, "--ignore", known)
             cfg.ignore += more
     except ConfigError as err:
@@ -130,13 +186,20 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         # --fix never writes through a symbolic link (safeio.atomic_write refuses it too): those
         # files keep their findings, and an IO001 note says why they were not fixed
         linked = {shown for shown, tf in result.files.items() if os.path.islink(tf.path)}
-        unfixed = sorted({f.span.path for f in result.findings if f.fix is not None and not f.suppressed
-                          and f.span.path in linked})
+        unfixed = sorted({f.span.path for f in result.findings if (f.fix is not None or f.move is not None)
+                          and not f.suppressed and f.span.path in linked})
         notes = [Finding("IO001", f"not fixed: {shown} is a symbolic link; --fix does not write through links "
                                   "(fix the file it points to)", Span(shown, 1, 1, 1, 1), level="warning")
                  for shown in unfixed]
         try:
-            done = apply_fixes(result.findings, {k: v for k, v in result.files.items() if k not in linked})
+            fixable = {k: v for k, v in result.files.items() if k not in linked}
+            done = apply_fixes(result.findings, fixable)
+            if any(f.move is not None for f in result.findings):   # structural fixes (fix.apply_moves)
+                from .fix import apply_moves
+
+                moved = apply_moves(result.findings, fixable, skip=set(done.files))
+                done.fixed += moved.fixed
+                done.notes += moved.notes
         except OSError as err:
             _say(f"cfglint: error: cannot fix: {err.strerror or err}")
             sys.exit(2)
@@ -163,6 +226,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
                    + (f"; {secrets} credential(s) (RED002) not recorded: a baseline never accepts a secret, "
                       f"revoke it and remove it" if secrets else ""))
         sys.exit(0)
+    baselined = None  # with --baseline: how many findings it hid (the summary says)
     if baseline_file:
         from .baseline import base_dir, new_findings, read
 
@@ -172,7 +236,9 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             _say(f"cfglint: error: cannot read baseline {baseline_file}: {err}")
             sys.exit(2)
         rel = base_dir(baseline_file)
+        before = len(result.findings)
         result.findings = new_findings(result.findings, known, result.sources, rel)   # RED002 always kept
+        baselined = before - len(result.findings)
     if result.units == 0:
         _say("cfglint: warning: no submission (a directory with submission.yaml) found; "
                    "pass launch or engine files to lint them on their own")
@@ -180,11 +246,20 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     code = 1 if failing else 0
     rules = all_rules()
     if fmt == "text":
-        body = report.text(result.findings, result.sources, report.summarize(result.findings, result.units))
+        body = report.text(result.findings, result.sources, report.summarize(result.findings, result.units, baselined))
     elif fmt == "json":
-        body = report.as_json(result.findings, code)
+        body = report.as_json(result.findings, code, baselined)
     elif fmt == "github":
         body = report.github(result.findings)
+    elif fmt in ("gitlab", "junit", "rdjson"):   # CI systems other than GitHub (ciformats.py)
+        from . import ciformats
+
+        if fmt == "gitlab":
+            body = ciformats.gitlab(result.findings, rules, result.sources)
+        elif fmt == "junit":
+            body = ciformats.junit(result.findings, result.units, fail_level)
+        else:
+            body = ciformats.rdjson(result.findings, result.sources)
     else:
         body = report.sarif(result.findings, rules, result.sources, code)
     if output:
@@ -196,10 +271,56 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             _say(f"cfglint: error: cannot write {output}: {err.strerror}")
             sys.exit(2)
         if fmt != "text":
-            _say(report.summarize(result.findings, result.units))
+            _say(report.summarize(result.findings, result.units, baselined))
     else:
         click.echo(body, nl=False)
     sys.exit(code)
+
+
+@main.command("init")
+@click.argument("path", type=click.Path())
+@click.option("--dry-run", is_flag=True, help="Say what would change (on standard error); write nothing.")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print the change as a unified diff on standard output; write nothing.")
+@click.option("--knowledge", "knowledge_files", multiple=True, type=click.Path(dir_okay=False),
+              help="A YAML file of your own accelerators, models or parser names (as for check); repeatable.")
+def init(path: str, dry_run: bool, show_diff: bool, knowledge_files: tuple[str, ...]) -> None:
+    """Write or update PATH's submission.yaml from its launch files.
+
+    PATH is a launch script or a directory of launch files and engine configs. A new manifest
+    gets every field the launch determines (engine, topology, speculative decoding, files) and
+    null, marked FILL IN, where it cannot (submitter, system); an existing one gets only its
+    derivable fields updated, comments, order and quoting kept. Exit 0: done (or, with
+    --dry-run / --diff, nothing to change); 1: --dry-run / --diff and the manifest would change;
+    2: bad input."""
+    from .init import InitError, diff, run, summary, write
+    from .knowledge import KnowledgeError, knowledge
+
+    try:
+        kb = knowledge(tuple(knowledge_files))
+        result = run(path, kb)
+    except (InitError, KnowledgeError) as err:
+        _say(f"cfglint: error: {err}")
+        sys.exit(2)
+    except Exception as err:  # a bug in cfglint: one line, as check reports it on a unit  # noqa: BLE001
+        _say(f"cfglint: error: internal error while reading {path}: {type(err).__name__}: {err}; please report this")
+        sys.exit(2)
+    for line in summary(result):
+        _say(f"cfglint: {line}")
+    if show_diff:
+        click.echo(diff(result), nl=False)
+    if dry_run or show_diff:
+        sys.exit(1 if result.changed else 0)
+    if result.changed:
+        try:
+            write(result)
+        except OSError as err:
+            _say(f"cfglint: error: cannot write {result.path}: {err.strerror or err}")
+            sys.exit(2)
+        from .discover import display_path
+
+        _say(f"cfglint: wrote {display_path(result.path)}")
+    sys.exit(0)
 
 
 @main.command("rules")
@@ -226,21 +347,38 @@ def show_rule(rule_id: str) -> None:
 
 
 @main.command("docs")
-@click.argument("directory", default="docs/rules", type=click.Path(file_okay=False))
-def write_docs(directory: str) -> None:
-    """Write one Markdown page per rule (and an index) into DIRECTORY (default docs/rules)."""
-    from .checks import all_rules
-    from .ruledocs import index, render
+@click.argument("directory", required=False, type=click.Path())
+def write_docs(directory: str | None) -> None:
+    """Write one Markdown page per rule (and an index, README.md) into DIRECTORY; without
+    DIRECTORY, print every page as one Markdown document to standard output.
 
+    Like ``ruff rule --all`` or ``pylint --generate-rcfile``, a generator that is not told where
+    to write prints: it never writes files into whatever directory it runs in. Exit 2 with one
+    line when DIRECTORY cannot be made or written.
+    """
+    from .checks import all_rules
+    from .discover import printable
+    from .ruledocs import index, one_document, render
     from .safeio import atomic_write
 
     rules = all_rules()
+    if directory is None:
+        click.echo(one_document(rules), nl=False)
+        return
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        _say(f"cfglint: error: cannot write rule pages into {printable(directory)}: it is not a directory "
+             "(name a directory to create or fill, or none to print the pages)")
+        sys.exit(2)
+    target = directory
     try:  # atomically, never through a symbolic link (safeio)
         os.makedirs(directory, exist_ok=True)
         for r in rules.values():
-            atomic_write(os.path.join(directory, f"{r.id}.md"), render(r))
-        atomic_write(os.path.join(directory, "README.md"), index(rules))
-    except OSError as err:
-        _say(f"cfglint: error: cannot write {err.filename}: {err.strerror}")
+            target = os.path.join(directory, f"{r.id}.md")
+            atomic_write(target, render(r))
+        target = os.path.join(directory, "README.md")
+        atomic_write(target, index(rules))
+    except (OSError, ValueError) as err:   # ValueError: a name the file system cannot take
+        why = getattr(err, "strerror", None) or str(err)
+        _say(f"cfglint: error: cannot write {printable(target)}: {why} (choose a directory you can write)")
         sys.exit(2)
-    _say(f"cfglint: wrote {len(rules)} rule pages to {directory}")
+    _say(f"cfglint: wrote {len(rules)} rule pages to {printable(directory)}")

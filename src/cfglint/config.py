@@ -130,6 +130,22 @@ def check_selectors(values: list[str], where: str, known: list[str]) -> None:
             raise ConfigError(f"{where}: unknown rule selector '{v}'{hint}")
 
 
+def selectors(values: Iterable[str], option: str) -> list[str]:
+    """The rule selectors of a repeatable command-line option (``--select A --select B,C``):
+    every value split at commas, upper-cased, in order, each once. Raises ConfigError when a
+    value, or an item of a comma list, is empty (``--select ''``, ``--ignore RED,,TOP``): an
+    empty selector would silently select everything (or nothing)."""
+    out: list[str] = []
+    for value in values:
+        items = [s.strip().upper() for s in value.split(",")]
+        if not all(items):
+            shown = value.replace("\n", "\\n")
+            raise ConfigError(f"{option} '{shown}': empty rule selector; give rule ids or families, "
+                              f"comma-separated (e.g. {option} RED001,TOP)")
+        out += [i for i in items if i not in out]
+    return out
+
+
 def _dirs(paths: list[str]) -> list[str]:
     return [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths] or [os.getcwd()]
 

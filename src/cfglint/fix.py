@@ -140,3 +140,91 @@ def apply_fixes(findings: list[Finding], files: dict[str, TextFile]) -> FixRepor
         report.edits += len(edits)
         report.fixed += sum(len(e.findings) for e in edits)
     return report
+
+
+def apply_moves(findings: list[Finding], files: dict[str, TextFile], skip: set[str] = frozenset()) -> FixReport:
+    """Apply the structural fixes of active findings (:attr:`Finding.move`: a YAML key moved to
+    another key path of its file, e.g. TensorRT-LLM's ``kv_cache_dtype`` to
+    ``kv_cache_config.dtype``), through ruamel.yaml's round-trip mode: the value moves with its
+    own comments, every other line stays as written (:mod:`cfglint.roundtrip`). Files in
+    ``skip`` (text fixes were just written to them: run ``--fix`` again) and files whose bytes
+    changed since the lint read them are not written, with a note; so are a move whose target
+    is already set or lies under a value that is not a mapping, and files with anchors, aliases
+    or merge keys (a moved key could be shared). Raises OSError when a file cannot be written."""
+    per_file: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if f.move is not None and not f.suppressed and f.span.path in files:
+            per_file[f.span.path].append(f)
+    report = FixReport()
+    for display, fs in per_file.items():
+        tf = files[display]
+        if display in skip:
+            report.notes += [_note(f, "its file had other fixes in this run; run --fix again") for f in fs]
+            continue
+        try:
+            current = read_bytes(tf.path, len(tf.data))
+        except ReadError:
+            current = None
+        if current != tf.data:
+            report.notes += [_note(f, "the file changed since cfglint read it") for f in fs]
+            continue
+        if tf.had_crlf or tf.data.startswith(b"\xef\xbb\xbf") or any(c in tf.text for c in "&*<"):
+            report.notes += [_note(f, "the file has CR LF line ends, a byte-order mark, or YAML anchors, aliases "
+                                      "or merge keys; move the key by hand") for f in fs]
+            continue
+        new, moved = _moved_text(tf.text, fs, report.notes)
+        if not moved:
+            continue
+        atomic_write(tf.path, new)
+        report.files.append(display)
+        report.edits += len(moved)
+        report.fixed += len(moved)
+    return report
+
+
+def _moved_text(text: str, fs: list[Finding], notes: list[str]) -> tuple[str, list[Finding]]:
+    """``text`` with the moves of ``fs`` made (round-trip), and the findings whose move was made."""
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import YAMLError
+
+    from .roundtrip import dump, keep_unchanged, rt_yaml, style_of
+
+    try:
+        style, noop = style_of(text)
+        y = rt_yaml(*style)
+        doc = y.load(text)
+    except (YAMLError, ValueError, RecursionError):
+        notes += [_note(f, "ruamel.yaml cannot read the file back") for f in fs]
+        return text, []
+    moved = []
+    for f in sorted(fs, key=lambda f: (f.span.line, f.span.col)):
+        old, new = f.move
+        parent = doc
+        for k in old[:-1]:
+            parent = parent.get(k) if isinstance(parent, dict) else None
+        if not isinstance(parent, dict) or old[-1] not in parent:
+            notes.append(_note(f, "the key is not where the finding says"))
+            continue
+        target = doc
+        for k in new[:-1]:
+            if isinstance(target, dict) and k not in target:
+                target[k] = CommentedMap()
+            target = target.get(k) if isinstance(target, dict) else None
+        if not isinstance(target, dict):
+            notes.append(_note(f, f"{'.'.join(new[:-1])} is not a mapping; move the key by hand"))
+            continue
+        if new[-1] in target:
+            notes.append(_note(f, f"{'.'.join(new)} is set already; remove {'.'.join(old)} by hand"))
+            continue
+        comment = parent.ca.items.pop(old[-1], None)   # the key's end-of-line comment moves with it
+        if target is parent:   # a rename in place: the key keeps its position
+            at = list(parent).index(old[-1])
+            parent.insert(at, new[-1], parent.pop(old[-1]))
+        else:
+            target[new[-1]] = parent.pop(old[-1])
+        if comment is not None:
+            target.ca.items[new[-1]] = comment
+        moved.append(f)
+    if not moved:
+        return text, []
+    return keep_unchanged(text, noop, dump(y, doc)), moved

@@ -14,7 +14,10 @@ the body and the byte range of each part) and the body (one JSON text per part).
 SHA-256 of the cache format, cfglint's version, the source of the modules that decide what is
 stored (:data:`SOURCES`, read once per process) and the content of every file the entry was built
 from, so an edit of any file, another cfglint (even at the same version) or another
-``--knowledge`` file gives another key.
+``--knowledge`` file gives another key. The content of the bundled files is known by its SHA-256,
+which :func:`digests` takes from an index entry (``ix-<key>.json``: each file's lstat and digest)
+for a file whose lstat is unchanged and was not changed within :data:`RACY_NS` of the index being
+written (git's index rule), so a warm run neither reads nor hashes the ~900 KB of knowledge YAML.
 
 Safety (README, threat model): the key depends only on public files, so anyone who can put a file
 in the directory can forge an entry (e.g. secret patterns emptied). The directory is therefore only
@@ -32,7 +35,6 @@ home), is a miss: the files are parsed as without a cache. Only data that JSON g
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -46,7 +48,26 @@ FORMAT = 1                     # bump when the layout of an entry or of what is 
 MAX_ENTRY_BYTES = 16 << 20     # the bundled knowledge is ~0.6 MB as JSON
 MAX_ENTRIES = 16               # entries kept in the directory; the oldest written are removed
 PREFIX, SUFFIX = "kb-", ".json"
+INDEX_PREFIX = "ix-"           # the digests' index entries (:func:`digests`), pruned apart from the data
 SOURCES = ("kbcache.py", "knowledge.py", "validation.py")   # modules deciding what an entry holds
+
+
+
+def _sha256_constructor():
+    """hashlib.sha256's algorithm from CPython's own module (``_sha2`` from 3.12, ``_sha256``
+    before), else hashlib's: importing hashlib loads OpenSSL's libcrypto, ~2% of a
+    one-submission run, for digests that are the same (tests/test_knowledge_cache.py)."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            return __import__(name).sha256
+        except (ImportError, AttributeError):
+            continue
+    from hashlib import sha256
+
+    return sha256
+
+
+sha256 = _sha256_constructor()   # sha256(data: bytes = b"") -> object with update(), hexdigest()
 
 _disabled = False
 
@@ -66,14 +87,14 @@ def key(*parts: Any) -> str:
     """SHA-256 (hex) of the cache format, cfglint's version, the source of :data:`SOURCES` and
     ``parts`` (JSON-able: names and content hashes)."""
     text = json.dumps([FORMAT, __version__, _sources(), *parts], separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256(text.encode("utf-8")).hexdigest()
 
 
 @lru_cache(maxsize=1)
 def _sources() -> str | None:
     """SHA-256 (hex) of the source of :data:`SOURCES` (read once per process), or None when one
     cannot be read (then :func:`directory` gives no cache)."""
-    h = hashlib.sha256()
+    h = sha256()
     for name in SOURCES:
         try:
             raw = read_bytes(os.path.join(os.path.dirname(os.path.abspath(__file__)), name))
@@ -130,16 +151,16 @@ def _private(st: os.stat_result, mode: int) -> bool:
     return st.st_uid == owner and stat.S_IMODE(st.st_mode) == mode
 
 
-def _path(where: str, k: str) -> str:
-    return os.path.join(where, f"{PREFIX}{k[:40]}{SUFFIX}")
+def _path(where: str, k: str, prefix: str = PREFIX) -> str:
+    return os.path.join(where, f"{prefix}{k[:40]}{SUFFIX}")
 
 
-def read(k: str) -> dict[str, bytes] | None:
+def read(k: str, prefix: str = PREFIX) -> dict[str, bytes] | None:
     """The parts of entry ``k`` (name -> JSON text, not yet decoded), or None for a miss."""
     where = directory()
     if where is None:
         return None
-    path = _path(where, k)
+    path = _path(where, k, prefix)
     try:
         st = os.lstat(path)
         if not stat.S_ISREG(st.st_mode) or not _private(st, 0o600):
@@ -148,7 +169,7 @@ def read(k: str) -> dict[str, bytes] | None:
         head, sep, body = data.partition(b"\n")
         header = json.loads(head)
         if not sep or not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != k \
-                or header.get("sha256") != hashlib.sha256(body).hexdigest() or not isinstance(header.get("index"), dict):
+                or header.get("sha256") != sha256(body).hexdigest() or not isinstance(header.get("index"), dict):
             return None
         out: dict[str, bytes] = {}
         for name, span in header["index"].items():
@@ -161,7 +182,7 @@ def read(k: str) -> dict[str, bytes] | None:
         return None
 
 
-def store(k: str, parts: dict[str, Any]) -> dict[str, bytes] | None:
+def store(k: str, parts: dict[str, Any], prefix: str = PREFIX) -> dict[str, bytes] | None:
     """Store ``parts`` (name -> plain data) as entry ``k`` and return them as :func:`read` would
     (name -> JSON text); parts JSON would not give back exactly are left out. None, with nothing
     encoded, when there is no usable cache directory. Never raises: a cache that cannot be written
@@ -176,15 +197,52 @@ def store(k: str, parts: dict[str, Any]) -> dict[str, bytes] | None:
         index[name] = [size, size + len(text)]
         size += len(text)
     body = b"".join(encoded.values())
-    header = json.dumps({"format": FORMAT, "key": k, "sha256": hashlib.sha256(body).hexdigest(), "index": index},
+    header = json.dumps({"format": FORMAT, "key": k, "sha256": sha256(body).hexdigest(), "index": index},
                         separators=(",", ":")).encode("utf-8")
     if len(header) + 1 + len(body) <= MAX_ENTRY_BYTES:
         try:
-            atomic_write(_path(where, k), header + b"\n" + body, mode=0o600)
-            _prune(where)
+            atomic_write(_path(where, k, prefix), header + b"\n" + body, mode=0o600)
+            _prune(where, prefix)
         except OSError:
             pass
     return encoded
+
+
+RACY_NS = 2_000_000_000   # a file changed this close to (or after) the index was written is hashed again
+
+
+def digests(files: dict[str, str]) -> dict[str, str]:
+    """SHA-256 (hex) of each file (name -> path), names in the given order. A file whose
+    lstat (device, inode, size, modification and change times in ns) equals what a stored index
+    holds for it is not read again: it takes the index's digest, as git's index does, and like
+    git a file changed within :data:`RACY_NS` before the index was written is read and hashed
+    (the times cannot tell its two versions apart). Any other difference, a new or missing
+    file, or no cache: every file is read (safeio.read_bytes) and hashed, and the index is
+    stored again. Raises what read_bytes raises (ReadError, OSError)."""
+    k = key("digests", list(files.items()))
+    stats: dict[str, list[int]] = {}
+    for name, path in files.items():
+        st = os.lstat(path)
+        stats[name] = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    try:
+        part = (read(k, INDEX_PREFIX) or {}).get("index")
+        index = decode(part) if part is not None else None
+        written = index["written"] if isinstance(index, dict) else None
+        known = index["files"] if isinstance(index, dict) else None
+        if isinstance(written, int) and isinstance(known, dict) and list(known) == list(files) and all(
+                isinstance(entry, list) and len(entry) == 6 and entry[:5] == stats[name]
+                and max(entry[3], entry[4]) < written - RACY_NS and isinstance(entry[5], str)
+                for name, entry in known.items()):
+            return {name: entry[5] for name, entry in known.items()}
+    except (ValueError, TypeError, KeyError):
+        pass
+    out = {name: sha256(read_bytes(path)).hexdigest() for name, path in files.items()}
+    if directory() is not None:
+        import time
+
+        store(k, {"index": {"written": time.time_ns(),
+                            "files": {name: [*stats[name], out[name]] for name in files}}}, INDEX_PREFIX)
+    return out
 
 
 def encode(data: Any) -> bytes | None:
@@ -212,12 +270,12 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def _prune(where: str) -> None:
-    """Remove the oldest entries beyond :data:`MAX_ENTRIES` (only files named like an entry)."""
+def _prune(where: str, prefix: str = PREFIX) -> None:
+    """Remove the oldest entries beyond :data:`MAX_ENTRIES` (only files named like an entry of ``prefix``)."""
     entries = []
     with os.scandir(where) as it:
         for e in it:
-            if e.name.startswith(PREFIX) and e.name.endswith(SUFFIX) and e.is_file(follow_symlinks=False):
+            if e.name.startswith(prefix) and e.name.endswith(SUFFIX) and e.is_file(follow_symlinks=False):
                 entries.append((e.stat(follow_symlinks=False).st_mtime_ns, e.name))
     for _, name in sorted(entries, reverse=True)[MAX_ENTRIES:]:
         try:

@@ -8,7 +8,6 @@ know; rules then stay silent rather than guess.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import json
 import os
 import re
@@ -21,6 +20,7 @@ import yaml
 from . import kbcache
 from .hfconfig import FIELDS as CONFIG_FIELDS
 from .hfconfig import facts as config_facts
+from .model import quote
 from .safeio import ReadError, read_bytes
 
 
@@ -46,12 +46,30 @@ class _Bundled:
 
     def __init__(self, rules: Path):
         paths = sorted([*rules.glob("*.yaml"), *rules.glob("flags/*.yaml")])
-        self.raw = {p.relative_to(rules).as_posix(): read_bytes(str(p)) for p in paths}
-        self.key = kbcache.key("bundled", [[name, hashlib.sha256(raw).hexdigest()] for name, raw in self.raw.items()])
+        self.paths = {p.relative_to(rules).as_posix(): str(p) for p in paths}
+        self._raw: dict[str, bytes] = {}
+        self.key = kbcache.key("bundled", [[name, digest] for name, digest in kbcache.digests(self.paths).items()])
         parts = kbcache.read(self.key)
         if parts is None and kbcache.directory() is not None:  # a miss: parse them all once, store them
-            parts = kbcache.store(self.key, {name: _parse(raw) for name, raw in self.raw.items()})
+            parts = kbcache.store(self.key, {name: _parse(self.raw(name)) for name in self.paths})
         self.parts = parts or {}  # no cache: each file is parsed when it is loaded, as it was before
+
+    def raw(self, name: str) -> bytes | None:
+        """The bytes of ``rules/<name>``, read on first use (None when there is no such file)."""
+        if name not in self._raw:
+            path = self.paths.get(name)
+            if path is None:
+                return None
+            self._raw[name] = read_bytes(path)
+        return self._raw[name]
+
+    def shared(self, name: str) -> Any:
+        """The data of ``rules/<name>`` decoded once per process and shared: for readers that never
+        change it (the flag lists: flag checks and the coverage a report names)."""
+        memo = self.__dict__.setdefault("_shared", {})
+        if name not in memo:
+            memo[name] = self.load(name)
+        return memo[name]
 
     def load(self, name: str) -> Any:
         """The data of ``rules/<name>`` ({} when the file does not exist), new objects on every call
@@ -62,7 +80,7 @@ class _Bundled:
                 return kbcache.decode(text)
             except ValueError:
                 pass  # cannot happen for an entry whose checksum matched; parse the file then
-        raw = self.raw.get(name)
+        raw = self.raw(name)
         return _parse(raw) if raw is not None else {}
 
 
@@ -74,6 +92,14 @@ def _bundled(rules: str) -> _Bundled:
 def _load(name: str) -> Any:
     """Data of the bundled knowledge file ``rules/<name>`` (``flags/vllm.yaml``), {} if missing."""
     return _bundled(str(data_dir("rules"))).load(name)
+
+
+def _shared(name: str) -> Any:
+    """:func:`_load`'s data decoded once per process, for readers that never change it."""
+    return _bundled(str(data_dir("rules"))).shared(name)
+
+
+bundled_data = _load   # public name, for the other readers of rules/ (rule pages: examples.yaml)
 
 
 def _norm(name: str) -> str:
@@ -95,7 +121,7 @@ def _user_file(path: str) -> dict:
         raw = read_bytes(path)
         raw.decode("utf-8")  # only to refuse invalid UTF-8 (below), cached or not
         # a file read and checked before, against the same bundled knowledge, by the same cfglint
-        key = kbcache.key("user", _bundled(str(data_dir("rules"))).key, hashlib.sha256(raw).hexdigest())
+        key = kbcache.key("user", _bundled(str(data_dir("rules"))).key, kbcache.sha256(raw).hexdigest())
         cached = (kbcache.read(key) or {}).get("data")
         if cached is not None:
             try:
@@ -109,52 +135,178 @@ def _user_file(path: str) -> dict:
         raise KnowledgeError(f"cannot read knowledge file {shown}: invalid UTF-8 at byte offset {err.start}") from None
     except RecursionError:
         raise KnowledgeError(f"cannot read knowledge file {shown}: YAML nesting is too deep") from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = " ".join(str(getattr(err, "problem", None) or "YAML syntax error").split())
-        raise KnowledgeError(f"cannot read knowledge file {shown}: {problem}{where}") from None
-    if not isinstance(data, dict) or set(data) - {"accelerators", "models", "parsers", "paths"}:
-        raise KnowledgeError(f"{path}: a knowledge file is a mapping with any of accelerators, models, parsers, paths")
-    problem = _shape_problem(data) or _type_problem(data)
+    except yaml.YAMLError:
+        raise KnowledgeError(f"cannot read knowledge file {_syntax_error(raw, shown)}") from None
+    if not isinstance(data, dict):
+        raise KnowledgeError(f"{shown}:1:1: a knowledge file is a mapping with any of {', '.join(SECTIONS)}")
+    unknown = _unknown_key(data)
+    if unknown is not None:
+        keys, key, valid, where = unknown
+        line, col = _key_position(raw, keys) or (1, 1)
+        import difflib
+
+        close = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.6)
+        hint = f"did you mean '{close[0]}'?" if close else "valid keys: " + ", ".join(valid[:20]) + \
+            (", ..." if len(valid) > 20 else "")
+        raise KnowledgeError(f"{shown}:{line}:{col}: unknown key {quote(str(key))} in {where}; {hint}"
+                             + (f" (a knowledge file is a mapping with any of {', '.join(SECTIONS)})"
+                                if len(keys) == 1 else ""))
+    problem, keys = _shape_problem_at(data) or _type_problem_at(data) or (None, ())
     if problem:
-        raise KnowledgeError(f"{path}: {problem} (see the bundled rules/*.yaml for the shape)")
+        line, col = (_key_position(raw, keys) if keys else None) or (1, 1)
+        raise KnowledgeError(f"{shown}:{line}:{col}: {problem} (see the bundled rules/*.yaml for the shape)")
     kbcache.store(key, {"data": data})
     return data
 
 
+SECTIONS = ("accelerators", "models", "parsers", "paths")
+# Entry fields cfglint reads that no bundled entry happens to use (so _bundled_kinds lacks them)
+READ_ONLY_FIELDS = {"model": ("thinking_default",)}
+
+
+def _fields(kind: str) -> list[str]:
+    """The fields an entry of ``kind`` (accelerator, model, parser, host_prefix) may have: those
+    the bundled entries use, and :data:`READ_ONLY_FIELDS`."""
+    names = {p.split(".")[1].split("[")[0] for p in _bundled_kinds() if p.startswith(kind + ".")}
+    return sorted(names | set(READ_ONLY_FIELDS.get(kind, ())))
+
+
+def _unknown_key(data: dict) -> tuple[tuple, Any, list[str], str] | None:
+    """The first key of a user knowledge file that cfglint does not read (a misspelled section,
+    field, parser kind or engine): (path of keys and list indexes to it, the key, the valid keys
+    there, where it is in words); None when every key is known. Values of the wrong type, and
+    a mapping that holds itself through a YAML alias, are left to :func:`_shape_problem` and
+    :func:`_type_problem`."""
+    def keys(value: Any, *holders: Any) -> list:
+        """The keys of ``value`` when it is a mapping that is none of ``holders`` (an alias loop)."""
+        return list(value) if isinstance(value, dict) and not any(value is h for h in holders) else []
+
+    def items(value: Any, *holders: Any) -> list:
+        return [(k, value[k]) for k in keys(value, *holders)]
+
+    for key in keys(data):
+        if key not in SECTIONS:
+            return (key,), key, list(SECTIONS), "the top level"
+    accs = data.get("accelerators")
+    for name, entry in items(accs, data):
+        for key in keys(entry, data, accs):
+            if key not in _fields("accelerator"):
+                return ("accelerators", name, key), key, _fields("accelerator"), f"accelerator {quote(str(name))}"
+    models = data.get("models")
+    for i, entry in enumerate(models if isinstance(models, list) else []):
+        for key in keys(entry, data):
+            if key not in _fields("model"):
+                what = f"model {quote(entry.get('id'))}" if isinstance(entry.get("id"), str) else f"models[{i}]"
+                return ("models", i, key), key, _fields("model"), what
+    parsers = data.get("parsers")
+    engines = sorted((_load("parsers.yaml") or {}).get("parsers") or {})
+    for engine, kinds in items(parsers, data):
+        if engine not in engines:
+            return ("parsers", engine), engine, engines, "parsers (an engine name)"
+        for kind, names in items(kinds, data, parsers):
+            if kind not in ("reasoning", "tool_call"):
+                return ("parsers", engine, kind), kind, ["reasoning", "tool_call"], f"parsers.{engine}"
+            for name, entry in items(names, data, parsers, kinds):
+                for key in keys(entry, data, parsers, kinds, names):
+                    if key not in _fields("parser"):
+                        return (("parsers", engine, kind, name, key), key, _fields("parser"),
+                                f"parser {engine} {kind} {quote(str(name))}")
+    paths = data.get("paths")
+    for key in keys(paths, data):
+        if key != "host_prefixes":
+            return ("paths", key), key, ["host_prefixes"], "paths"
+    prefixes = paths.get("host_prefixes") if isinstance(paths, dict) else None
+    for i, entry in enumerate(prefixes if isinstance(prefixes, list) else []):
+        for key in keys(entry, data, paths):
+            if key not in _fields("host_prefix"):
+                return ("paths", "host_prefixes", i, key), key, _fields("host_prefix"), f"paths.host_prefixes[{i}]"
+    return None
+
+
+def _key_position(raw: bytes, keys: tuple) -> tuple[int, int] | None:
+    """1-based (line, column) of the mapping key (or list item) at the end of ``keys`` (keys and
+    list indexes from the document's root) in the YAML text ``raw``; None when it cannot be found (a merge
+    key, an alias on the way). Composes the node graph only: aliases are not expanded."""
+    from .yamlsrc import _CLoader
+
+    try:
+        node = yaml.compose(raw.decode("utf-8"), Loader=_CLoader or yaml.SafeLoader)
+    except Exception:  # noqa: BLE001 - it parsed a moment ago; any doubt: no position
+        return None
+    for depth, part in enumerate(keys):
+        last = depth == len(keys) - 1
+        if isinstance(node, yaml.MappingNode):
+            match = [(k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == str(part)]
+            if not match:
+                return None
+            k, node = match[-1]   # the last duplicate wins, as in the data
+            if last:
+                return k.start_mark.line + 1, k.start_mark.column + 1
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            node = node.value[part]
+            if last:   # a list item: where it starts
+                return node.start_mark.line + 1, node.start_mark.column + 1
+        else:
+            return None
+    return None
+
+
+def _syntax_error(raw: bytes, shown: str) -> str:
+    """``FILE:LINE:COL: YAML syntax error: ...`` for a knowledge file that does not parse, in the
+    plain words of :mod:`cfglint.yamlmsg` (from the pure-Python parser, whose positions and
+    messages cfglint explains; libyaml words its errors differently)."""
+    from .yamlsrc import YamlError, parse_yaml
+
+    try:
+        parse_yaml(raw.decode("utf-8").replace("\r\n", "\n"), shown, c_loader=False)
+    except YamlError as err:
+        where = f"{shown}:{err.span.line}:{err.span.col}" if err.span else f"{shown}:1:1"
+        return f"{where}: {err}"
+    except Exception:  # noqa: BLE001 - nesting too deep and the like: no position
+        pass
+    return f"{shown}:1:1: YAML syntax error"
+
+
 def _shape_problem(data: dict) -> str | None:
     """What is wrong with a user knowledge file's shape, or None."""
+    found = _shape_problem_at(data)
+    return found[0] if found else None
+
+
+def _shape_problem_at(data: dict) -> tuple[str, tuple] | None:
+    """:func:`_shape_problem`'s problem and the key path of what it is about."""
     accs = data.get("accelerators", {})
     if not isinstance(accs, dict) or not all(isinstance(v, dict) for v in accs.values()):
-        return "accelerators must map a name to {vendor, arch, per_node, source, ...}"
+        return "accelerators must map a name to {vendor, arch, per_node, source, ...}", ("accelerators",)
     models = data.get("models", [])
     if not isinstance(models, list) or not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in models):
-        return "models must be a list of {id, family, moe, source, ...}"
-    for m in models:
+        bad = next((i for i, m in enumerate(models) if not isinstance(m, dict) or not isinstance(m.get("id"), str)), None) \
+            if isinstance(models, list) else None
+        return "models must be a list of {id, family, moe, source, ...}", ("models",) if bad is None else ("models", bad)
+    for i, m in enumerate(models):
         if not isinstance(m.get("aliases") or [], list) or not all(isinstance(a, str) for a in m.get("aliases") or []):
-            return f"models: {m['id']}: aliases must be a list of repo ids"
+            return f"models: {m['id']}: aliases must be a list of repo ids", ("models", i, "aliases")
         if m.get("base") is not None and not isinstance(m.get("base"), str):
-            return f"models: {m['id']}: base must be a repo id"
+            return f"models: {m['id']}: base must be a repo id", ("models", i, "base")
         for key in ("num_attention_heads", "num_key_value_heads", "num_hidden_layers", "hidden_size",
                     "max_position_embeddings", "n_routed_experts", "num_experts_per_tok", "head_dim"):
             value = m.get(key)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
-                return f"models: {m['id']}: {key} must be a positive integer"
+                return f"models: {m['id']}: {key} must be a positive integer", ("models", i, key)
         for key in ("moe", "mla"):
             if m.get(key) is not None and not isinstance(m.get(key), bool):
-                return f"models: {m['id']}: {key} must be true or false"
+                return f"models: {m['id']}: {key} must be true or false", ("models", i, key)
         if m.get("quantization") is not None and not isinstance(m.get("quantization"), dict):
-            return f"models: {m['id']}: quantization must be {{method, weight_block_size}} or null"
+            return f"models: {m['id']}: quantization must be {{method, weight_block_size}} or null", ("models", i, "quantization")
     parsers = data.get("parsers", {})
     if not isinstance(parsers, dict) or not all(
             isinstance(kinds, dict) and all(k in ("reasoning", "tool_call") and isinstance(names, dict)
                                             for k, names in kinds.items()) for kinds in parsers.values()):
-        return "parsers must map an engine to {reasoning: {name: {...}}, tool_call: {name: {...}}}"
+        return "parsers must map an engine to {reasoning: {name: {...}}, tool_call: {name: {...}}}", ("parsers",)
     paths = data.get("paths", {})
     prefixes = paths.get("host_prefixes", []) if isinstance(paths, dict) else None
     if not isinstance(prefixes, list) or not all(isinstance(p, dict) and isinstance(p.get("prefix"), str) for p in prefixes):
-        return "paths.host_prefixes must be a list of {prefix, why}"
+        return "paths.host_prefixes must be a list of {prefix, why}", ("paths",)
     return None
 
 
@@ -225,12 +377,31 @@ def _type_problem(data: dict) -> str | None:
     itself through a YAML alias, or nests too deep; None when nothing. Null is always allowed,
     an integer where the bundled data has numbers; fields the bundled data lacks are not
     checked."""
+    found = _type_problem_at(data)
+    return found[0] if found else None
+
+
+def _entry_keys(data: dict) -> list[tuple]:
+    """The key path (keys and list indexes) of each entry :func:`_entries` lists, in its order."""
+    out: list[tuple] = [("accelerators", name) for name in (data.get("accelerators") or {})]
+    out += [("models", i) for i, _ in enumerate(data.get("models") or [])]
+    for engine, kinds in (data.get("parsers") or {}).items():
+        for kind, names in (kinds or {}).items():
+            if kind in ("reasoning", "tool_call"):
+                out += [("parsers", engine, kind, name) for name in (names or {})]
+    out += [("paths", "host_prefixes", i) for i, _ in enumerate(((data.get("paths") or {}).get("host_prefixes") or []))]
+    return out
+
+
+def _type_problem_at(data: dict) -> tuple[str, tuple] | None:
+    """:func:`_type_problem`'s problem and the key path of the field it is about (the entry's,
+    for a problem with the entry as a whole)."""
     known = _bundled_kinds()
-    for kind, name, entry in _entries(data):
+    for (kind, name, entry), at in zip(_entries(data), _entry_keys(data)):
         seen: dict[str, set[str]] = {}
         problem = _walk_kinds(entry, kind, seen)
         if problem:
-            return f"{name}: {problem.split(': ', 1)[1]}"
+            return f"{name}: {problem.split(': ', 1)[1]}", at
         for path, kinds in seen.items():
             allowed = known.get(path)
             if allowed is None:
@@ -239,7 +410,8 @@ def _type_problem(data: dict) -> str | None:
             if bad:
                 field = path.split(".", 1)[1] if "." in path else "the entry"
                 want = " or ".join(_KIND_WORDS.get(k, k) for k in sorted(allowed))
-                return f"{name}: {field} must be {want}"
+                keys = at + tuple(part for part in field.replace("[]", "").split(".")) if "." in path else at
+                return f"{name}: {field} must be {want}", keys
     return None
 
 
@@ -279,6 +451,18 @@ class Knowledge:
     @cached_property
     def kernels(self) -> dict:
         return _load("kernels.yaml")
+
+    @cached_property
+    def weight_formats(self) -> dict[str, float]:
+        """Bytes per parameter by weight format name (``NVFP4`` -> 0.5625), scales included:
+        rules/models.yaml ``weight_formats`` (MEM001). Entries without a positive number are left out."""
+        table = (_load("models.yaml") or {}).get("weight_formats") or {}
+        out: dict[str, float] = {}
+        for name, entry in table.items() if isinstance(table, dict) else ():
+            value = entry.get("bytes") if isinstance(entry, dict) else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+                out[str(name).upper()] = float(value)
+        return out
 
     @cached_property
     def paths(self) -> dict:
@@ -558,6 +742,12 @@ _QUANT_SUFFIXES: tuple[tuple[str, str | None], ...] = (
 )
 
 
+# every name a suffix above matches contains one of these (lower-cased): a name with none of them
+# is answered without compiling the patterns (tests/test_knowledge.py checks each pattern's matches)
+_QUANT_TOKENS = ("fp8", "fp4", "awq", "gptq", "int4", "int8", "w4a16", "w8a16", "w8a8", "w4a8", "bnb", "gguf",
+                 "bit", "bf16", "fp16")
+
+
 @lru_cache(maxsize=1)
 def _quant_res() -> list[tuple[re.Pattern, str | None]]:
     """:data:`_QUANT_SUFFIXES` compiled on first use (20 patterns; a run that names no model needs none)."""
@@ -572,6 +762,9 @@ def strip_quant_suffix(model_id: str) -> tuple[str | None, str | None]:
     if not isinstance(model_id, str):
         return None, None
     org, slash, name = model_id.rpartition("/")
+    low = name.lower()
+    if not any(token in low for token in _QUANT_TOKENS):
+        return None, None
     for pattern, precision in _quant_res():
         m = pattern.match(name)
         if m:
@@ -671,25 +864,25 @@ class FlagRegistry:
 
 def _registries() -> dict[str, FlagRegistry]:
     out: dict[str, FlagRegistry] = {}
-    sg = _load("flags/sglang.yaml")
+    sg = _shared("flags/sglang.yaml")
     if sg:
         out["sglang"] = FlagRegistry("sglang", sg.get("flags"), sg.get("source", ""), sg.get("removed_flags"),
                                      sg.get("did_you_mean"), allow_abbrev=True)
         out["sglang"].versions = [str(v) for v in sg.get("versions") or []]
-    vl = _load("flags/vllm.yaml")
+    vl = _shared("flags/vllm.yaml")
     if vl:
         out["vllm"] = FlagRegistry("vllm", vl.get("flags"), vl.get("source", ""), vl.get("removed_flags"),
                                    vl.get("did_you_mean"), allow_abbrev=bool(vl.get("abbreviations")),
                                    underscores=bool(vl.get("underscore_equivalent")))
         out["vllm"].versions = [str(vl["version"])] if vl.get("version") else []
-    tr = _load("flags/trtllm.yaml")
+    tr = _shared("flags/trtllm.yaml")
     if tr:
         out["trtllm"] = FlagRegistry("trtllm", tr.get("flags"), tr.get("source", ""), tr.get("removed_flags"),
                                      tr.get("did_you_mean"))
         if tr.get("disaggregated_flags"):
             out["trtllm.disaggregated"] = FlagRegistry("trtllm.disaggregated", tr.get("disaggregated_flags"),
                                                        tr.get("source", ""))
-    dy = _load("flags/dynamo.yaml")
+    dy = _shared("flags/dynamo.yaml")
     for part in ("frontend", "trtllm", "sglang", "vllm"):
         entry = dy.get(part) if isinstance(dy, dict) else None
         if isinstance(entry, dict) and entry.get("flags") is not None:
@@ -706,3 +899,40 @@ def knowledge(extra: tuple[str, ...] = (), private_ranges: tuple[str, ...] | Non
     """The knowledge base, bundled data plus the user's files ``extra`` and the configuration's
     ``private_ranges`` (CIDR networks RED003 reports; None: rules/secrets.yaml's), cached per set."""
     return Knowledge(extra, private_ranges)
+
+
+ENGINE_LABELS = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "NVIDIA Dynamo"}
+
+
+def coverage() -> dict:
+    """What the bundled knowledge covers, so a report can say what it was checked against
+    (``cfglint --version``, SARIF ``tool.driver.properties``).
+
+    Returns ``{"knowledge_date": "YYYY-MM-DD" or None, "engines": {engine: [release, ...]}}``:
+    ``knowledge_date`` from rules/about.yaml (the day the facts were last read from their
+    sources); per engine of rules/flags/<engine>.yaml (``sglang``, ``vllm``, ``trtllm``,
+    ``dynamo``, in file-name order) the releases its flag list was read from: its ``versions``
+    list, else its ``version``, else its ``release_line`` (a line such as ``1.2-1.3`` when no
+    single release was read). An engine with none of them, or a value of the wrong type, is
+    left out; nothing is raised for the bundled data.
+    """
+    about = _load("about.yaml")
+    date = about.get("knowledge_date") if isinstance(about, dict) else None
+    engines: dict[str, list[str]] = {}
+    names = sorted(n for n in _bundled(str(data_dir("rules"))).paths if n.startswith("flags/"))
+    for name in names:
+        data = _shared(name)
+        if not isinstance(data, dict):
+            continue
+        found = data.get("versions") or data.get("version") or data.get("release_line")
+        releases = found if isinstance(found, list) else [found] if found else []
+        if releases and all(isinstance(r, (str, int, float)) for r in releases):
+            engines[str(data.get("engine") or Path(name).stem)] = [str(r) for r in releases]
+    return {"knowledge_date": str(date) if date else None, "engines": engines}
+
+
+def coverage_line() -> str:
+    """:func:`coverage` in one line: ``knowledge 2026-12-01; engine flags: SGLang 0.5.17, 0.5.23; vLLM 0.33.0; ...``."""
+    cov = coverage()
+    engines = "; ".join(f"{ENGINE_LABELS.get(e, e)} {', '.join(v)}" for e, v in cov["engines"].items())
+    return f"knowledge {cov['knowledge_date'] or 'undated'}; engine flags: {engines or 'none'}"

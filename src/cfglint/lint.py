@@ -401,7 +401,7 @@ class _Units:
                 sub = load_loose_file(path, max_bytes=self.max_bytes, within=within, within_name=name)
             findings, deployment = _lint_unit(sub, self.kb, self.require_reason)
             serves = extra and _serves(sub, deployment)
-            fixable = {f.span.path for f in findings if f.fix is not None}
+            fixable = {f.span.path for f in findings if f.fix is not None or f.move is not None}
             texts = []
             for tf in sub.texts:
                 whole = tf.display in fixable

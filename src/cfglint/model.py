@@ -64,6 +64,9 @@ class Finding:
     suppressed: str | None = None  # the justification, when an inline directive silences it
     secret: bool = False  # the span holds a credential: no output may show its text
     internal: bool = False  # cfglint failed on this unit: never filtered by configuration
+    # a structural fix (--fix): move the YAML key at key path ``move[0]`` to key path ``move[1]``
+    # of the same file (a TensorRT-LLM key renamed into another section)
+    move: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
     def sort_key(self) -> tuple:
         s = self.span

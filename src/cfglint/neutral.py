@@ -27,6 +27,15 @@ so a caret under an echoed line still points at the right characters. :func:`sar
 additionally escapes ``[`` and ``]`` as SARIF 2.1.0 section 3.11.6 asks of plain-text messages, so a
 value from input cannot form an embedded link (``[text](https://...)``) or a Markdown image in a
 SARIF viewer.
+
+:func:`neutralize_strict` is :func:`neutralize` for the formats other programs parse strictly
+(JUnit XML, GitLab Code Quality JSON, reviewdog's rdjson, :mod:`cfglint.ciformats`): it also
+escapes what XML 1.0 does not allow anywhere in a document (U+FFFE, U+FFFF) and a lone
+surrogate (U+D800-U+DFFF: from a YAML ``"\\uD800"`` escape; no UTF-8 text can hold one, so a
+JSON parser may refuse its ``\\ud800`` escape), so any text makes a well-formed document.
+:func:`markdown_message` is that, with ``[``, ``]`` and ``<`` escaped for a reader that
+renders the message as Markdown (reviewdog posts it as a pull-request comment): input can form
+no link, image or HTML tag.
 """
 
 from __future__ import annotations
@@ -119,4 +128,27 @@ _BACKSLASH_BRACKET = re.compile(r"\\(?=[\[\]])")
 _BRACKET = re.compile(r"([\[\]])")
 
 
-__all__ = ["UNSAFE_CHARS", "neutralize", "neutralize_at", "sarif_message"]
+# characters XML 1.0 allows nowhere (section 2.2, Char) that neutralize() leaves alone: the
+# non-characters U+FFFE and U+FFFF, and surrogates (never a character on their own)
+_STRICT = re.compile("[\ud800-\udfff\ufffe\uffff]")
+
+
+def neutralize_strict(text: str) -> str:
+    """:func:`neutralize`, then U+FFFE, U+FFFF and every lone surrogate written as its escape
+    (``\\ufffe``, ``\\udc80``): text that XML 1.0 accepts in element content and attribute values
+    (after the usual ``&`` ``<`` ``>`` ``"`` escaping an XML writer does) and that encodes as UTF-8."""
+    return _STRICT.sub(lambda m: _escape(m.group(0)), neutralize(text))
+
+
+def markdown_message(text: str) -> str:
+    """:func:`neutralize_strict`, then ``[``, ``]`` and ``<`` escaped with a backslash (CommonMark
+    backslash escapes), so input forms no link, image or raw HTML where the message is rendered
+    as Markdown; an input backslash just before one of them is written ``\\x5c``."""
+    return _MD_SPECIAL.sub(r"\\\1", _MD_BACKSLASH.sub(r"\\x5c", neutralize_strict(text)))
+
+
+_MD_BACKSLASH = re.compile(r"\\(?=[\[\]<])")
+_MD_SPECIAL = re.compile(r"([\[\]<])")
+
+
+__all__ = ["UNSAFE_CHARS", "markdown_message", "neutralize", "neutralize_at", "neutralize_strict", "sarif_message"]

@@ -1,4 +1,5 @@
-"""Report: one finding model, four formats (text, json, github, sarif).
+"""Report: one finding model, four formats (text, json, github, sarif); the formats of other CI
+systems (gitlab, junit, rdjson) are in :mod:`cfglint.ciformats`.
 
 SARIF 2.1.0 for GitHub code scanning: relative URIs against ``%SRCROOT%`` (the working
 directory), ``columnKind: unicodeCodePoints``, ``newlineSequences`` CR LF, LF and CR (the
@@ -67,10 +68,14 @@ def text(findings: list[Finding], sources: dict[str, list[str]], summary: str) -
     return "\n".join(out) + "\n"
 
 
-def as_json(findings: list[Finding], exit_code: int) -> str:
+def as_json(findings: list[Finding], exit_code: int, baselined: int | None = None) -> str:
+    """The ``--format json`` report (schemas/cfglint-output.schema.json); ``baselined``: with
+    ``--baseline``, how many findings the baseline hid (key ``baselined``, absent otherwise)."""
+    extra = {} if baselined is None else {"baselined": baselined}
     return json.dumps({
         "version": __version__,
         "exit_code": exit_code,
+        **extra,
         "findings": [{
             "rule": f.rule_id, "level": f.level, "message": neutralize(f.message),
             "path": neutralize(f.span.path), "line": f.span.line, "column": f.span.col,
@@ -128,7 +133,10 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
     rule_ids = list(rules)
     driver_rules = []
     from .baseline import fingerprint  # SARIF only
+    from .knowledge import coverage
     from .ruledocs import DOCS_URI, render
+
+    covered = coverage()  # what the knowledge covers, for tool.driver.properties
 
     for r in rules.values():
         page = render(r)
@@ -178,7 +186,10 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
         "$schema": SARIF_SCHEMA,
         "runs": [{
             "tool": {"driver": {"name": "cfglint", "version": __version__, "semanticVersion": __version__,
-                                "informationUri": INFO_URI, "rules": driver_rules}},
+                                "informationUri": INFO_URI, "rules": driver_rules,
+                                # what the knowledge covers (cfglint --version): its date, each engine's flag releases
+                                "properties": {"knowledgeDate": covered["knowledge_date"],
+                                               "engineFlagReleases": covered["engines"]}}},
             "automationDetails": {"id": "cfglint/"},
             "columnKind": "unicodeCodePoints",
             "newlineSequences": list(NEWLINE_SEQUENCES),   # a lone CR ends a line too (textfile.py)
@@ -207,10 +218,16 @@ def _in_results(result: dict) -> str:
     return "\n".join(_RESULT_INDENT + line for line in json.dumps(result, indent=2).split("\n"))
 
 
-def summarize(findings: Iterable[Finding], n_units: int) -> str:
+def summarize(findings: Iterable[Finding], n_units: int, baselined: int | None = None) -> str:
+    """The one-line summary of a run: findings by level, submissions and files linted, how many
+    findings a suppression comment silenced and (``baselined``, with ``--baseline``) how many
+    the baseline hid."""
     findings = list(findings)
     quiet = sum(1 for f in findings if f.suppressed)
-    tail = f" ({quiet} suppressed in source)" if quiet else ""
+    notes = [f"{quiet} suppressed in source"] if quiet else []
+    if baselined is not None:
+        notes.append(f"{baselined} finding{'' if baselined == 1 else 's'} hidden by the baseline")
+    tail = f" ({'; '.join(notes)})" if notes else ""
     findings = [f for f in findings if not f.suppressed]
     if not findings:
         return f"cfglint: no findings in {n_units} submission(s) / file(s){tail}"

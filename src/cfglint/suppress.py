@@ -63,6 +63,8 @@ class Directive:
     refused: str = ""  # the rule id of a finding it tried to silence and may not
     lines: tuple[int, ...] = field(default=())
     command: tuple[int, int] | None = None   # (first, last) lines of the command it precedes
+    id_spans: dict[str, Span] = field(default_factory=dict)   # each id (upper-cased): where it is written
+    used_ids: set[str] = field(default_factory=set)   # the ids through which it silenced a finding
 
 
 def directives(tf: TextFile) -> list[Directive]:
@@ -75,10 +77,19 @@ def directives(tf: TextFile) -> list[Directive]:
         if parsed is None:
             continue
         kind, id_text, reason, start = parsed
-        ids = [i.strip().upper() for i in id_text.split(",") if i.strip()]
+        ids: list[str] = []
+        id_spans: dict[str, Span] = {}
+        at = line.index("=", start) + 1   # where id_text starts: just past the head's '='
+        for item in id_text.split(","):
+            name = item.strip()
+            if name:
+                col = at + item.index(name) + 1
+                ids.append(name.upper())
+                id_spans.setdefault(name.upper(), Span(tf.display, lineno, col, lineno, col + len(name)))
+            at += len(item) + 1
         span = Span(tf.display, lineno, start + 1, lineno, len(line) + 1)
         whole = kind == "disable-file"
-        out.append(Directive(ids, reason, span, whole, lines=(lineno, lineno + 1)))
+        out.append(Directive(ids, reason, span, whole, lines=(lineno, lineno + 1), id_spans=id_spans))
     return out
 
 
@@ -157,6 +168,7 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
             d = min((at[key][0] for key in keys), key=lambda d: order[id(d)])
             f.suppressed = d.reason or "suppressed in source"
             d.used = True
+            d.used_ids.update(key[0] for key in keys if any(x is d for x in at[key]))
     from .checks import all_rules
 
     known = list(all_rules())
@@ -172,6 +184,16 @@ def apply(findings: list[Finding], texts: list[TextFile], require_reason: bool =
             elif not d.used:
                 extra.append(Finding("SUP001", f"this suppression of {', '.join(d.ids)} silences nothing; remove it",
                                      d.span))
+            if d.used and not d.refused:
+                # several rules named, some silencing something: each one that silences nothing
+                # is a finding at its own place in the comment
+                for i in dict.fromkeys(d.ids):
+                    if i not in d.used_ids and i not in unknown:
+                        others = [k for k in dict.fromkeys(d.ids) if k in d.used_ids]
+                        extra.append(Finding("SUP001", f"{i} in this suppression silences nothing here "
+                                                       f"({', '.join(others)} {'does' if len(others) == 1 else 'do'}); "
+                                                       f"remove {i} from the list",
+                                             d.id_spans[i]))
             if require_reason and not d.reason:
                 extra.append(Finding("SUP002", "a suppression needs a reason: '# cfglint: disable=ID -- why'", d.span))
     return extra

@@ -3,7 +3,6 @@ to the exact YAML key or value it is about."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from functools import lru_cache
@@ -40,7 +39,7 @@ def validate(rule_id: str, name: str, node: YNode, data: Any, display: str, unkn
         digest = _digest(data) if key is not None and _usable(key) else None
     if digest is not None and key is not None and digest in _passed(key):
         return []
-    out = schema_findings(rule_id, validator(name), node, data, display, unknown_key_hint)
+    out = schema_findings(rule_id, validator(name), node, data, display, unknown_key_hint, advice=True)
     if not out and digest is not None and key is not None:
         _remember(key, digest)
     return out
@@ -61,7 +60,6 @@ def _passed_key(name: str) -> str | None:
     """Knowledge-cache key of the memo of data that passed ``schemas/<name>``: the schema's
     content and the installed jsonschema (its file's path, size and time), besides cfglint's
     version (kbcache.key). None when either cannot be read."""
-    import hashlib
     import importlib.util
 
     from . import kbcache
@@ -73,7 +71,7 @@ def _passed_key(name: str) -> str | None:
         st = os.stat(spec.origin)
     except (ReadError, OSError, AttributeError, TypeError, ValueError, ImportError):
         return None
-    return kbcache.key("schema-passed", name, hashlib.sha256(schema).hexdigest(), spec.origin, st.st_size, st.st_mtime_ns)
+    return kbcache.key("schema-passed", name, kbcache.sha256(schema).hexdigest(), spec.origin, st.st_size, st.st_mtime_ns)
 
 
 def _usable(key: str) -> bool:
@@ -97,12 +95,10 @@ def _small(node: YNode | None) -> bool:
 def _digest(data: Any) -> str | None:
     """SHA-256 of ``data`` as exact JSON (None when JSON cannot hold it exactly: a date, a
     non-string key): equal digests, equal data, equal validation."""
-    import hashlib
-
-    from .kbcache import encode
+    from .kbcache import encode, sha256
 
     text = encode(data)
-    return hashlib.sha256(text).hexdigest() if text is not None else None
+    return sha256(text).hexdigest() if text is not None else None
 
 
 def _passed(key: str) -> dict[str, None]:
@@ -196,10 +192,58 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+# What to write for each JSON Schema type, in a YAML file's words
+_WRITE = {"null": "`null`", "string": "a string", "integer": "a whole number", "number": "a number",
+          "boolean": "true or false", "array": "a list", "object": "a mapping"}
+# Texts people write for "no value" that YAML reads as strings (its null is null, Null, NULL, ~ or nothing)
+_NOT_NULL = {"none", "nil", "undefined", "empty", "n/a"}
+
+
+def _wrong_shape(target: YNode | None, err) -> str:
+    """The message for a value whose type no branch of a oneOf / anyOf allows (every branch
+    failed on its type): what YAML read, and what to write instead, e.g. ``'None' is text, not
+    YAML's null ...; write `null`, or a mapping with algorithm and draft_tokens``."""
+    branches = [e for e in err.context if e.validator == "type" and not e.relative_path]
+    options = []
+    for e in sorted(branches, key=lambda e: str(e.validator_value) != "null"):   # null first
+        kinds = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
+        for kind in kinds:
+            text = _WRITE.get(str(kind), str(kind))
+            required = e.schema.get("required") if kind == "object" else None
+            if required:
+                text += " with " + (", ".join(required[:-1]) + " and " + required[-1] if len(required) > 1
+                                    else required[0])
+            if text not in options:
+                options.append(text)
+    write = "write " + (", or ".join(options) if options else "another value")
+    if isinstance(target, YScalar):
+        shown = quote(target.text)
+        if "`null`" in options and isinstance(target.value, str) and target.value.strip().lower() in _NOT_NULL:
+            return f"{shown} is text, not YAML's null (YAML writes no value as null or ~); {write}"
+        return f"{shown} is {_WRITE.get(_json_type(target.value), 'a value')} here; {write}"
+    return f"a {'list' if isinstance(err.instance, list) else 'mapping'} is not allowed here; {write}"
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "string" if isinstance(value, str) else "object"
+
+
 def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str,
-                    unknown_key_hint=None) -> list[Finding]:
+                    unknown_key_hint=None, advice: bool = False) -> list[Finding]:
     """Every JSON Schema error of ``data`` as a finding of ``rule_id`` at the YAML node it is
     about (cfn-lint style). ``unknown_key_hint(path, key)`` may add advice for an unknown key.
+    With ``advice`` (:func:`validate`: manifests and engine configurations), a type error says
+    what to write instead (``'None' is text, not YAML's null ...; write `null`, or a mapping
+    with ...``), and a wrong type inside one branch of a oneOf is reported there; without it,
+    messages keep jsonschema's wording (callers that reword them parse it).
     """
     from jsonschema.exceptions import best_match
 
@@ -218,16 +262,19 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
             # oneOf [null, {...}]: "is not of type 'null'" says nothing; explain the real branch
             # oneOf of several shapes: an error inside the branch of the right shape says what is
             # wrong; if every branch fails on its type, say which types are allowed
-            inner = [e for e in err.context if e.validator != "type"]
+            inner = [e for e in err.context if e.validator != "type" or (advice and e.relative_path)]
             if inner:
                 err = best_match(inner) or err
             else:
-                types = sorted({str(e.validator_value) for e in err.context})
                 target = walk_path(node, tuple(err.absolute_path))
                 where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-                shown = quote(target.text) if isinstance(target, YScalar) else _type_name(err.instance)
-                add(where, f"{shown} is not of type {' or '.join(types)}",
-                    target.span if target is not None else _file_span(display))
+                if advice:
+                    text = _wrong_shape(target, err)
+                else:
+                    types = sorted({str(e.validator_value) for e in err.context})
+                    shown = quote(target.text) if isinstance(target, YScalar) else _type_name(err.instance)
+                    text = f"{shown} is not of type {' or '.join(types)}"
+                add(where, text, target.span if target is not None else _file_span(display))
                 continue
         path = tuple(err.absolute_path)
         target = walk_path(node, path)
@@ -240,6 +287,8 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
                 if isinstance(k.value, str) and k.value not in allowed:
                     hint = unknown_key_hint(path, k.value) if unknown_key_hint else None
                     if hint is None:
+                        import difflib
+
                         close = difflib.get_close_matches(k.value, sorted(allowed), n=1, cutoff=0.75)
                         hint = f"did you mean '{close[0]}'?" if close else \
                             "allowed: " + ", ".join(sorted(allowed)[:15]) + (", ..." if len(allowed) > 15 else "")
@@ -251,7 +300,15 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
         if err.validator == "type" and isinstance(target, YScalar) and err.validator_value == "string" \
                 and target.value is not None and not isinstance(target.value, str):
             message += f" (YAML read `{quote(target.text)[1:-1]}` as {type(target.value).__name__}; quote it)"
+        elif advice and err.validator == "type" and isinstance(err.validator_value, str) and err.validator_value in _WRITE:
+            want = _WRITE[err.validator_value]
+            if err.instance is None and isinstance(target, YScalar):
+                message += f" (the value is empty: YAML reads nothing, ~ or null as null); write {want}"
+            else:
+                message += f"; write {want}"
         if err.validator == "enum" and isinstance(err.instance, str):
+            import difflib
+
             close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1, cutoff=0.6)
             if close:
                 message = f"{quote(err.instance)} is not one of the allowed values; did you mean '{close[0]}'?"

@@ -359,8 +359,9 @@ def _error(err: Exception, text: str, path: str) -> YamlError:
         if mark:
             line, col = LineIndex(text).position(mark.index)
             span = Span(path, line, col, line, col + 1)
-        problem = err.problem or err.context or "syntax error"
-        return YamlError(f"YAML syntax error: {problem}", span)
+        from .yamlmsg import explain
+
+        return YamlError(f"YAML syntax error: {explain(err, text)}", span)
     if isinstance(err, yaml.YAMLError):
         return YamlError(f"YAML error: {' '.join(str(err).split())}")  # one line
     return YamlError("YAML nesting is too deep to parse")  # RecursionError

@@ -120,7 +120,9 @@ def all_rules() -> dict[str, Rule]:
     """Every rule, registered on first call (imports the rule modules)."""
     from . import (coverage, declared, disagg, eagle, engine_schema, files, flags, hardware, image, io,  # noqa: F401
                    k8s, kernels, memory, nodes, parsers, redaction, speculative, topology)
+    from . import capacity  # noqa: F401  (MEM001)
     from . import configuration  # noqa: F401  (CFG001, reported while configurations are read)
+    from . import k8s_schema  # noqa: F401  (K8S004, Kubernetes objects against their schemas)
 
     return dict(sorted(REGISTRY.items()))
 

@@ -79,8 +79,8 @@ def _attention_tp(p) -> tuple[int | None, object]:
       "sliding-window layers) come from the knowledge base; when they are missing the check is "
       "reported as not run (COV001).",
       (f"{NIXL_CONN} maybe_send_extra (v0.5.16, line 2062 in the reported traceback): RuntimeError 'PD Disaggregation does NOT "
-       "support PD different TP sizes for non-MLA SWA hybrid models yet' (reported in sgl-project/sglang "
-       "issue #38552 and llm-d/llm-d issue #2433, lmsysorg/sglang:v0.5.16, gpt-oss-120b prefill TP1 / decode TP4)",
+       "support PD different TP sizes for non-MLA SWA hybrid models yet' (reported in https://github.com/sgl-project/sglang/issues/38552 "
+       "and https://github.com/llm-d/llm-d/issues/2433, lmsysorg/sglang:v0.5.16, gpt-oss-120b prefill TP1 / decode TP4)",
        "sgl-project/sglang python/sglang/srt/server_args.py (disaggregation_transfer_backend, default mooncake)",
        "model facts: rules/models.yaml / rules/model_configs.yaml (mla, sliding_window, layer_types from config.json)"))
 def check_pd_shape(ctx: Context):

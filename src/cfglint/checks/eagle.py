@@ -28,7 +28,8 @@ from .speculative import draft_length
        "arguments (v0.5.x): with speculative_eagle_topk > 1 the overlap scheduler is disabled and spec v1 "
        "is used, 'spec v2 currently only supports topk = 1'; before that guard the spec v2 worker crashed with "
        "top-k > 1 (python/sglang/srt/speculative/eagle_worker_v2.py _draft_extend_for_decode: tensor size "
-       "mismatch; sgl-project/sglang issues #13352 and #14077 'Only speculative-eagle-topk=1 is supported on SpecV2')",
+       "mismatch; https://github.com/sgl-project/sglang/issues/13352 and "
+       "https://github.com/sgl-project/sglang/issues/14077 'Only speculative-eagle-topk=1 is supported on SpecV2')",
        "SGLang documentation, advanced_features/speculative_decoding: 'Enable SpecV2 with "
        "SGLANG_ENABLE_SPEC_V2=True (requires --speculative-eagle-topk 1)'"))
 def check_eagle(ctx: Context):
@@ -76,7 +77,7 @@ def check_eagle(ctx: Context):
        "vllm-project/vllm vllm/config/scheduler.py (max_num_batched_tokens, max_num_seqs)",
        "vllm-project/vllm vllm/config/vllm.py VllmConfig._set_max_num_scheduled_tokens (v0.26.0): "
        "max_num_batched_tokens - max_num_seqs x draft slots <= 0 raises ValueError before weights load "
-       "(vllm-project/vllm issue #50708); defaults: vllm/engine/arg_utils.py EngineArgs.get_batch_defaults; "
+       "(https://github.com/vllm-project/vllm/issues/50708); defaults: vllm/engine/arg_utils.py EngineArgs.get_batch_defaults; "
        "draft slots: vllm/config/speculative.py max_num_new_slots_for_drafting (rules/engines.yaml defaults)",
        "published configurations: e.g. DeepSeek V4 Pro 6p1d gen_config max_batch_size 288 x (3 + 1) = max_num_tokens 1152"))
 def check_budget(ctx: Context):

@@ -101,7 +101,9 @@ def _is_trtllm(ctx: Context, cfg: ConfigFile) -> bool:
       "autotuner_enabled is enable_autotuner) stops the launch. The schemas in schemas/ mirror "
       "those models, with enums for backends, decoding types and policies. A value a later release "
       "removed (moe_config.backend WIDEEP) is accepted when the manifest declares an earlier "
-      "release, and otherwise reported with the release checked against and the replacement.",
+      "release, and otherwise reported with the release checked against and the replacement. "
+      "`--fix` moves a key renamed to a plain new key path (kv_cache_dtype to kv_cache_config.dtype) "
+      "to its new place, keeping the file's comments and layout.",
       ("schemas/trtllm-llm-api.schema.json (NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py, commit in the schema)",
        "schemas/trtllm-disagg-server.schema.json (tensorrt_llm/llmapi/disagg_utils.py)",
        "schemas/trtllm-renamed-keys.yaml (release notes and PRs per key)",
@@ -119,4 +121,29 @@ def check_engine_schema(ctx: Context):
         findings = validate("SCH001", name, cfg.root, to_python(cfg.root), cfg.display, unknown_key_hint=_renamed_hint)
         if name == "trtllm-llm-api.schema.json":
             _removed_value_findings(ctx, cfg, findings)
+            if cfg.written_by is None:   # a file of its own (not a heredoc of a script): --fix may move keys
+                moves = _moves(cfg.root)
+                for f in findings:
+                    if f.span in moves and f.message.split(": ", 1)[-1].startswith("unknown field"):
+                        f.move = moves[f.span]
         yield from findings
+
+
+_KEY_PATH = re.compile(r"[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*")
+
+
+def _moves(root) -> dict:
+    """Key span -> (old key path, new key path) for every key of ``root`` that TensorRT-LLM
+    renamed to a plain key path (schemas/trtllm-renamed-keys.yaml; entries whose new form needs
+    a changed value, such as an inverted flag, are left to the author)."""
+    out = {}
+    for old, entry in renamed_keys().items():
+        new = entry.get("new") if isinstance(entry, dict) else None
+        if not isinstance(new, str) or not _KEY_PATH.fullmatch(new) or not isinstance(old, str):
+            continue
+        path = tuple(old.split("."))
+        parent = walk_path(root, path[:-1]) if len(path) > 1 else root
+        key = parent.key(path[-1]) if isinstance(parent, YMap) else None
+        if key is not None:
+            out[key.span] = (path, tuple(new.split(".")))
+    return out

@@ -4,7 +4,6 @@ own flag registry in rules/flags/."""
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from ..extract import Arg, Process
@@ -59,6 +58,8 @@ class _Suggester:
             if len(self.done) >= MAX_SUGGESTIONS:
                 return []
             options = [o for r in regs for o in r.primary]
+            import difflib
+
             self.done[key] = difflib.get_close_matches(name, options, n=2, cutoff=0.8)
         return self.done[key]
 
@@ -164,6 +165,8 @@ def _valid(entry: dict, value) -> str | None:
             lower = [c for c in allowed if c.lower() == text.lower()]
             if lower:
                 return f"'{text}' must be written '{lower[0]}'"
+            import difflib
+
             close = difflib.get_close_matches(text, allowed, n=1, cutoff=0.7)
             shown = ", ".join(allowed[:12]) + (", ..." if len(allowed) > 12 else "")
             return f"'{text}' is not one of {shown}" + (f"; did you mean '{close[0]}'?" if close else "")

@@ -16,7 +16,7 @@ from .modelfacts import served_model
       "flashinfer_cutlass / flashinfer_mxfp4 serve but silently compute wrong answers. Only "
       "the marlin runner was measured correct and stable. Set --moe-runner-backend marlin "
       "(SGLang) or --moe-backend marlin (vLLM).",
-      ("rules/kernels.yaml: measured notes of the deployment catalog (seed 003): deepseek NVFP4 "
+      ("rules/kernels.yaml: measured notes of the deployment catalog (excerpts in docs/sources.md): deepseek NVFP4 "
        "on RTX-6000D, kimi MXFP4 on RTX-6000D x 4 nodes",
        "rules/engines.yaml defaults: SGLang's --moe-runner-backend default auto "
        "(sgl-project/sglang python/sglang/srt/server_args.py)"))

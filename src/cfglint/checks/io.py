@@ -23,7 +23,7 @@ register(
     "and their parallelism, speculative decoding, accelerators used. Every cross-field check "
     "compares the launch with these claims, so they must be present and well typed. Quote "
     "versions (`\"1.10\"`), since YAML reads 1.10 as the number 1.1.",
-    ("DESIGN.md, 'The manifest: fixed minimum (v1)'",))
+    ("examples/README.md, 'Manifest fields (v1)': the fixed minimum, never renamed", "schemas/submission.schema.json"))
 
 register(
     "SUB002", "missing-file", "error",
@@ -32,14 +32,15 @@ register(
     "to the submission directory. A missing file means the published configuration is "
     "incomplete; a path outside the directory (absolute, or escaping with ..) is refused so a "
     "submission can only describe its own files.",
-    ("DESIGN.md, 'What a submission is'",))
+    ("README.md: a submission is a directory with submission.yaml and the files it names", "schemas/submission.schema.json (files.launch, files.configs)"))
 
 register(
     "SUP001", "unused-suppression", "warning",
     "A '# cfglint: disable=ID' comment silences no finding.",
     "A suppression that matches nothing is stale: the problem was fixed, the ID is wrong, or "
     "the comment is not on the finding's line or the line before it. Remove it so it cannot "
-    "hide a future finding.",
+    "hide a future finding. In a comment naming several rules, each rule that silences nothing "
+    "while the others do is reported at its own place in the comment: remove it from the list.",
     ("ruff RUF100 (unused-noqa), the model for this rule",))
 
 register(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from ..extract import ParserRef
@@ -50,6 +49,8 @@ def _refs(ctx: Context):
 def _suggest(kb: Knowledge, ref: ParserRef, registry: dict) -> str:
     name = str(ref.name.value)
     same = [n for n in registry if _squash(n) == _squash(name)]
+    import difflib
+
     close = same or difflib.get_close_matches(name, list(registry), n=2, cutoff=0.75)
     hints = []
     if close:

@@ -129,7 +129,7 @@ def _under(path: str, roots: list[str]) -> bool:
       "/opt, /usr, /tmp ...) stay as they are, and so does a path under a mount target the same "
       "file declares (docker run -v ${PWD}:/mnt ... --model-path /mnt/model is the container's "
       "/mnt); the mount's host source is still checked.",
-      ("rules/paths.yaml (host prefixes; container mount options with the Docker, Podman, pyxis and Apptainer documentation)", "seed pages: 'Host-specific paths are redacted as <host-path>.'"),
+      ("rules/paths.yaml (host prefixes; container mount options with the Docker, Podman, pyxis and Apptainer documentation)", "https://artificialanalysis.ai/benchmarks/hardware/configs: 'Host-specific paths are redacted as <host-path>.' (docs/sources.md)"),
       tags=("security",), security_severity="3.0")
 def check_host_paths(ctx: Context):
     table = ctx.kb.paths

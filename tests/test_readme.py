@@ -1,0 +1,157 @@
+"""The README says what is true: its rules table lists every registered rule (and nothing else),
+it names the Python the package requires, its test command is the one CI runs, every `cfglint`
+command it shows is one the CLI accepts, and its adoption snippets (pre-commit, GitHub Actions,
+GitLab CI) are valid for the tools that read them."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import click
+import yaml
+
+from cfglint.checks import all_rules
+from cfglint.cli import FORMATS, main
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+README = (ROOT / "README.md").read_text()
+BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+# output formats another change adds; a README command naming one is checked once cli.FORMATS has it
+LATER_FORMATS = {"gitlab", "junit", "rdjson"}
+
+
+def _section(title: str) -> str:
+    start = README.index(f"\n## {title}\n")
+    end = README.find("\n## ", start + 1)
+    return README[start:end if end != -1 else len(README)]
+
+
+def _blocks(text: str, lang: str | None = None) -> list[str]:
+    return [body for kind, body in BLOCK.findall(text) if lang is None or kind == lang]
+
+
+def test_rules_table_lists_every_registered_rule():
+    rows = re.findall(r"^\| ([A-Z][A-Z0-9]*\d{3}) \| ([a-z0-9-]+) \| .+\|$", _section("Rules"), re.M)
+    ids = [r for r, _ in rows]
+    assert len(ids) == len(set(ids)), sorted(r for r in ids if ids.count(r) > 1)
+    registered = all_rules()
+    assert set(ids) == set(registered), (f"missing rows: {sorted(set(registered) - set(ids))}; "
+                                         f"rows for no rule: {sorted(set(ids) - set(registered))}")
+    assert {"RED002", "RED003"} <= set(ids)
+    for rule_id, name in rows:
+        assert registered[rule_id].name == name, (rule_id, name, registered[rule_id].name)
+
+
+def test_readme_names_the_required_python():
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    version = re.fullmatch(r">=\s*(\d+\.\d+)", requires).group(1)
+    assert f"Python {version} or newer" in _section("Set up")
+
+
+def test_test_command_is_the_one_ci_runs_and_needs_node():
+    setup = _section("Set up")
+    (command,) = [b.strip() for b in _blocks(setup, "sh") if "pytest" in b]
+    assert command.startswith("npm ci ")
+    assert command in (ROOT / ".ci" / "run").read_text()
+    assert "Node.js" in setup and "npm" in setup
+    assert re.search(r"about 3 minutes on 2 cores", setup) and re.search(r"about 8 to 10 minutes", setup)
+
+
+def _cfglint_commands() -> list[list[str]]:
+    """Every `cfglint ...` command in the README's sh and yaml code blocks (also after `&&` and as
+    a YAML list item), as argument lists; comments, `|| ...` tails and pipes into other programs dropped."""
+    out = []
+    for body in _blocks(README, "sh") + _blocks(README, "yaml"):
+        for line in body.splitlines():
+            for segment in re.split(r"&&|\|\|?|;", line):
+                m = re.match(r"^\s*(?:-\s+)?(?:\S*/)?cfglint\s+(.*)$", segment)
+                if m:
+                    out.append(shlex.split(m.group(1), comments=True))
+    return out
+
+
+def _cli_error(args: list[str]) -> str | None:
+    """Why the CLI refuses ``cfglint ARGS`` (an unknown command or option, a wrong choice or
+    number), or None when it accepts them. Only parses: nothing runs."""
+    parent = click.Context(main, info_name="cfglint")
+    cmd = main.get_command(parent, args[0]) if args else None
+    if cmd is None:
+        return f"no command {args[:1]}"
+    try:
+        cmd.make_context(args[0], list(args[1:]), parent=parent)
+    except click.ClickException as err:
+        return err.format_message()
+    return None
+
+
+def test_readme_cfglint_commands_are_valid_cli():
+    # the control: what the CLI refuses is seen as refused
+    assert _cli_error(["check", "--format", "yaml"]) and _cli_error(["check", "--no-such-option"])
+    assert _cli_error(["lint", "."]) and _cli_error(["check", "--jobs", "two"])
+    commands = _cfglint_commands()
+    assert len(commands) >= 8, commands
+    assert ["check", "submissions", "--format", "gitlab", "-o", "gl-code-quality-report.json"] in commands
+    waiting = []
+    for args in commands:
+        fmt = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--format", "-f")), None)
+        if fmt in LATER_FORMATS and fmt not in FORMATS:
+            waiting.append(args)
+            continue
+        error = _cli_error(args)
+        assert error is None, f"README command `cfglint {shlex.join(args)}` is not valid: {error}"
+    assert len(waiting) <= 1, waiting   # only the GitLab job's --format gitlab, until that format is merged
+
+
+def test_precommit_snippet_is_a_valid_config(tmp_path):
+    (snippet,) = [b for b in _blocks(_section("Install and adopt"), "yaml") if "repos:" in b]
+    cfg = tmp_path / ".pre-commit-config.yaml"
+    cfg.write_text(snippet)
+    pre_commit = [sys.executable, "-m", "pre_commit"]
+    for cmd in (["validate-config", str(cfg)], ["validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")]):
+        proc = subprocess.run(pre_commit + cmd, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    hook_ids = {h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert {h["id"] for r in yaml.safe_load(snippet)["repos"] for h in r["hooks"]} <= hook_ids
+
+
+def test_github_actions_snippet_passes_actionlint(tmp_path):
+    adopt = _section("Install and adopt")
+    (snippet,) = [b for b in _blocks(adopt, "yaml") if "uses: cfglint/cfglint@" in b]
+    # the commented inputs too: every input the README shows must be one action.yml has
+    snippet = re.sub(r"^(\s+)# ([a-z-]+: )", r"\1\2", snippet, flags=re.M)
+    snippet = re.sub(r"cfglint/cfglint@\S+", "./", snippet)
+    spec = yaml.safe_load(snippet)
+    workflow = {"name": "readme", "on": "pull_request", "permissions": spec["permissions"],
+                "jobs": {"cfglint": {"runs-on": "ubuntu-latest", "steps": spec["steps"]}}}
+    assert set(spec["steps"][1]["with"]) == {"paths", "args", "fail-level", "upload-sarif"}
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(ROOT / "action.yml", tmp_path / "action.yml")
+    (tmp_path / ".github" / "workflows" / "readme.yml").write_text(yaml.safe_dump(workflow, sort_keys=False))
+    exe = shutil.which("actionlint", path=str(BIN))
+    assert exe, "actionlint not installed: pip install -e '.[test]'"
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    proc = subprocess.run([exe, "-oneline", "-no-color", ".github/workflows/readme.yml"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # every input and output of the action is documented
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    for name in [*action["inputs"], *action["outputs"]]:
+        assert f"`{name}`" in adopt or f"{name}:" in adopt, name
+
+
+def test_gitlab_snippet_keeps_the_report_and_fails_on_findings():
+    (snippet,) = [b for b in _blocks(_section("Install and adopt"), "yaml") if "codequality" in b]
+    job = yaml.safe_load(snippet)["cfglint"]
+    assert job["artifacts"] == {"when": "always", "reports": {"codequality": "gl-code-quality-report.json"}}
+    report, last = job["script"][-2:]
+    assert "--format gitlab -o gl-code-quality-report.json" in report and report.endswith("|| test $? -eq 1")
+    assert last.startswith("cfglint check ") and "||" not in last
