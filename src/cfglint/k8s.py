@@ -126,10 +126,11 @@ def is_object(node: YNode | None) -> bool:
 
 def object_findings(node: YMap, display: str) -> list[Finding]:
     """Findings about one Kubernetes object as a whole (its YAML node ``node``, in the file
-    shown as ``display``). SCHEMA VALIDATION IS WIRED HERE: the lead adds
-    ``k8sschema.validate_object(node, display)`` (the Kubernetes OpenAPI for built-in kinds,
-    published CRD schemas for the others) to what this returns. Called once per object of every
-    manifest file, in document order."""
+    shown as ``display``), made while loading. SCHEMA VALIDATION IS WIRED HERE or, as main does
+    (checks/k8s_schema.py, K8S004), from ``Submission.k8s_objects``, which holds every object
+    this module reads as (display, node): ``k8sschema.validate_object(node, display)``. Not
+    both: an object would be reported twice. Called once per object of every manifest file,
+    in document order."""
     return []
 
 
