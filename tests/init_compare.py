@@ -61,7 +61,9 @@ def compare(d: Derived, pub: dict, kb) -> dict[str, str]:
         out[f"serving.roles[{name}]"] = "differs: the launch starts this role, the manifest does not declare it"
     one("speculative_decoding", m.get("speculative_decoding", _NONE), pub.get("speculative_decoding"))
     pf = pub.get("files") or {}
-    for key in ("launch", "configs"):
+    for key in ("launch", "configs", "deploy"):
+        if key == "deploy" and key not in m["files"] and key not in pf:
+            continue
         a, b = _files(m["files"].get(key)), _files(pf.get(key))
         if a == b:
             out[f"files.{key}"] = "equal"

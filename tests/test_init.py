@@ -48,6 +48,16 @@ KIMI_PP_OMITTED = "DIFFERS"    # prefill.args / decode.args: --pipeline-parallel
 GLM_ADP_OMITTED = "DIFFERS"    # ctx_config.yaml: enable_attention_dp: true (DP 4 = TP 4); the prefill role declares neither
 
 EXPECTED = {
+    # Kubernetes manifests (files.deploy): their containers are the launches
+    'catalog/deepseek-v4-flash/rtx6000d-sglang-tp4-marlin': {},
+    'catalog/deepseek-v4-flash/rtx6000d-sglang-lws-tp8-pp2': {},
+    'catalog/glm-5.2/rtx6000d-sglang-pd-tp8-pp2-ep8-hicache': {},
+    'catalog/kimi-k3/rtx6000d-sglang-lws-tp8-pp4-marlin': {},
+    'recipes/aibrix-vllm-qwen3-8b-1p1d-nixl': {'model': LOCAL_MODEL, 'precision': PRECISION},   # engine.version left out
+    'recipes/dynamo-sglang-qwen3-0.6b-disagg-multinode': {},
+    'recipes/dynamo-sglang-qwen3-0.6b-disagg-multinode-v1beta1': {},
+    'recipes/kthena-vllm-llama-3.1-405b-multinode': {},
+    'recipes/rbg-sglang-qwen3-32b-pd-1p1d': {'model': LOCAL_MODEL, 'precision': PRECISION},
     'artificial-analysis/deepseek-v4-pro/h200-sglang-tp8-eagle': {'engine.version': VERSION},
     'artificial-analysis/deepseek-v4-pro/mi355x-sglang-tp8-a': {'model': LOCAL_MODEL, 'precision': PRECISION, 'engine.version': VERSION, 'serving.roles[server].ep': UNSTATED},
     'artificial-analysis/deepseek-v4-pro/mi355x-sglang-tp8-b': {'model': LOCAL_MODEL, 'precision': PRECISION, 'engine.version': VERSION, 'serving.roles[server].ep': UNSTATED},
@@ -146,6 +156,13 @@ def test_init_reproduces_the_derivable_fields(rel, tmp_path, kb):
 def test_fully_reproduced_examples_are_the_recipes_we_expect():
     # the measurement in the README: examples whose every declared derivable field init reproduces
     assert FULL == [
+        "catalog/deepseek-v4-flash/rtx6000d-sglang-lws-tp8-pp2",
+        "catalog/deepseek-v4-flash/rtx6000d-sglang-tp4-marlin",
+        "catalog/glm-5.2/rtx6000d-sglang-pd-tp8-pp2-ep8-hicache",
+        "catalog/kimi-k3/rtx6000d-sglang-lws-tp8-pp4-marlin",
+        "recipes/dynamo-sglang-qwen3-0.6b-disagg-multinode",
+        "recipes/dynamo-sglang-qwen3-0.6b-disagg-multinode-v1beta1",
+        "recipes/kthena-vllm-llama-3.1-405b-multinode",
         "recipes/sglang-deepseek-v3.2-exp-h200-tp8-dp8-mtp",
         "recipes/sglang-deepseek-v3.2-h200-tp8-dp8-parsers",
         "recipes/vllm-deepseek-v3.2-h20-tp8-parsers",

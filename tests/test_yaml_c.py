@@ -268,9 +268,23 @@ def test_empty_value_in_a_flow_mapping_of_a_manifest_is_placed_as_the_pure_pytho
 def test_every_example_yaml_file_is_composed_by_libyaml_with_the_same_tree():
     assert len(YAML_FILES) > 50
     for path, text in zip(YAML_FILES, TEXTS):
+        if len(list(yaml.compose_all(text, Loader=yaml.SafeLoader))) > 1:
+            # a Kubernetes manifest of several documents: read by parse_yaml_all
+            done, _ = yamlsrc._parse_c_all(text, str(path))
+            assert done, path
+            assert outcome_all(text, True) == outcome_all(text, False), path
+            continue
         done, _ = yamlsrc._parse_c(text, str(path))
         assert done, path
         assert_same(text)
+
+
+def outcome_all(text: str, c_loader: bool):
+    try:
+        return "trees", [shape(d) for d in yamlsrc.parse_yaml_all(text, "f.yaml", c_loader=c_loader, keep_empty=True)]
+    except YamlError as err:
+        s = err.span
+        return "error", str(err), s and (s.line, s.col, s.end_line, s.end_col)
 
 
 def test_without_libyaml_the_pure_python_loader_parses(monkeypatch):

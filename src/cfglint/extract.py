@@ -107,6 +107,8 @@ class Process:
     # the process's environment as the launch sets it (export, VAR=x cmd, docker run -e, mpirun -x,
     # env, NAME=value lines of an argument file); value None when only known at run time
     env: Mapping[str, Located] = field(default_factory=dict)
+    # the Kubernetes container it runs in (cfglint.k8s.Container: pod template, replicas, GPUs)
+    pod: Any = None
 
 
 @record
@@ -271,14 +273,22 @@ class _Adapter:
             self.shell_strings -= 1
             out = []
             for inner in shell_string_commands(wrapped.shell_string, self.shell_errors):
+                inner.origin = cmd.origin
+                if inner.repeat is None:
+                    inner.repeat = cmd.repeat
                 for proc in self.processes(inner, file_role, dict(env), depth + 1):
                     proc.wrappers = wrapped.chain + proc.wrappers
                     if proc.image is None:
                         proc.image = wrapped.image
                     out.append(proc)
             return out
+        pod_image = getattr(cmd.origin, "image", None) if wrapped.image is None else None  # a Kubernetes container's
+        # the image's entrypoint runs the container's args only when it sets no command
+        entry_image = wrapped.image or (pod_image if depth == 0 and getattr(cmd.origin, "entrypoint", False) else None)
         launch = self.launchers.identify(wrapped.words) or \
-            self.launchers.from_image(wrapped.image.value if wrapped.image else None, wrapped.words)
+            self.launchers.from_image(entry_image.value if entry_image else None, wrapped.words)
+        if pod_image is not None:
+            wrapped.image = pod_image
         if launch is None:
             loc = self.launchers.unrecognised(wrapped.words) or _hidden_command(wrapped.words)
             if loc is not None:
@@ -314,7 +324,8 @@ class _Adapter:
                        image=wrapped.image, wrappers=list(wrapped.chain), launch_nodes=wrapped.nodes,
                        tasks_per_node=wrapped.per_node, wrapper_gpus=wrapped.gpus, hosts=wrapped.hosts,
                        env_files=list(wrapped.env_files),
-                       dp_workers_on_one_node=bool(launch.spec.get("dp_workers_on_one_node")))
+                       dp_workers_on_one_node=bool(launch.spec.get("dp_workers_on_one_node")),
+                       pod=cmd.origin)
         router_prefix = launch.spec.get("router_flag_prefix")
         cvd = env.get("CUDA_VISIBLE_DEVICES")
         if cvd is not None and cvd.static and re.fullmatch(r"\d+(,\d+)*", cvd.text):
@@ -375,12 +386,25 @@ class _Adapter:
         proc.unresolved_args = [Located(w.raw, w.span) for w in positionals[1 if model_positional else 0:]
                                 if not w.static]
 
+        self.apply_implied(proc)
         for cfg in proc.configs:
             self.apply_config(proc, cfg)
         self.collect_parsers(proc, env)
         self.assign_role(proc, file_role)
         proc.env = _LocatedEnv(env)
         return proc
+
+    def apply_implied(self, proc: Process) -> None:
+        """Settings a deprecated flag stands for (rules/flags/*.yaml ``sets``: Dynamo's
+        ``--is-prefill-worker`` is ``--disaggregation-mode prefill``), unless set otherwise."""
+        tables = [self.kb.flag_registries[t].implied for t in proc.tables if t in self.kb.flag_registries]
+        tables = [t for t in tables if t]
+        if not tables:
+            return
+        for arg in proc.args:
+            implied = next((t[arg.name] for t in tables if arg.name in t), None)
+            for setting, value in (implied or {}).items():
+                proc.settings.setdefault(setting, Located(value, arg.span))
 
     def _tables(self, engine: str | None, orchestrator: str | None) -> list[dict]:
         tables = []

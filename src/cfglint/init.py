@@ -18,7 +18,8 @@ derived values change, in place, through ruamel.yaml's round-trip mode: the auth
 key order and quoting stay as written (:mod:`cfglint.roundtrip`, which imports ruamel.yaml only
 when a manifest is written: ``cfglint check`` never loads it).
 
-Kubernetes manifests are not read yet: :func:`classify` is where a ``files.deploy`` kind would go.
+Kubernetes manifests (YAML holding objects with ``apiVersion`` and ``kind``) are read as ``cfglint
+check`` reads them (:mod:`cfglint.k8s`): their containers are launches, listed under ``files.deploy``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 from .discover import MANIFEST, display_path, serving_candidates
 from .extract import Deployment, Process, extract, is_server_config, role_from_name
 from .knowledge import Knowledge
-from .load import Submission, _load_file, _looks_like_engine_config, _read, _yaml
+from .load import Submission, _load_file, _load_yaml, _looks_like_engine_config, _read, _yaml
 from .model import parse_int
 from .roundtrip import dump as _dump, keep_unchanged as _keep_unchanged, rt_yaml as _rt_yaml, style_of as _style_of
 from .yamlsrc import YMap
@@ -60,6 +61,7 @@ DERIVABLE = (
     "accelerators_used",
     "files.launch",
     "files.configs",
+    "files.deploy",
 )
 # Fields no launch states: a new manifest has them null, with what to write as a comment.
 TO_FILL = {
@@ -130,6 +132,8 @@ def classify(path: str, root, used: bool) -> str | None:
     lower = path.lower()
     if lower.endswith((".sh", ".bash", ".args")):
         return "launch"
+    if lower.endswith((".yaml", ".yml")) and _is_k8s(root):
+        return "deploy"
     if lower.endswith((".yaml", ".yml")) and not _is_k8s(root):
         if used or _looks_like_engine_config(root) or is_server_config(root) or _trtllm_keys(root):
             return "configs"
@@ -150,10 +154,10 @@ TRTLLM_ONLY_KEYS = frozenset({"moe_expert_parallel_size", "enable_attention_dp",
 
 
 def _declared_roles(manifest: dict) -> dict[str, str]:
-    """files.launch / files.configs path -> role, as an existing manifest declares them."""
+    """files.launch / files.configs / files.deploy path -> role, as an existing manifest declares them."""
     out: dict[str, str] = {}
     files = manifest.get("files") if isinstance(manifest.get("files"), dict) else {}
-    for key in ("launch", "configs"):
+    for key in ("launch", "configs", "deploy"):
         items = files.get(key) if isinstance(files.get(key), list) else []
         for item in items:
             if isinstance(item, dict) and isinstance(item.get("path"), str) and isinstance(item.get("role"), str):
@@ -178,7 +182,7 @@ def _load(root: str, names: list[str], existing: dict, max_bytes: int) -> tuple[
         role = role_from_name(rel) if rel.lower().endswith((".args", ".yaml", ".yml")) else None
         role = role or roles.get(os.path.normpath(rel))
         if rel.lower().endswith((".yaml", ".yml")):
-            sub.configs.append(_config(tf, rel, role, sub))
+            _load_yaml(tf, rel, role, sub, False)   # an engine config, or a Kubernetes manifest's launches
         else:
             _load_file(tf, rel, role, False, sub)
         rels[tf.display] = os.path.normpath(rel).replace(os.sep, "/")
@@ -354,6 +358,8 @@ def _version(dep: Deployment, out: Derived) -> None:
     tags = set()
     for p in dep.processes:
         if p.image is not None and isinstance(p.image.value, str):
+            if "/ai-dynamo/" in "/" + p.image.value:
+                continue   # NVIDIA Dynamo's runtime images (nvcr.io/nvidia/ai-dynamo/*-runtime) are tagged with Dynamo's release
             last = p.image.value.rsplit("/", 1)[-1]
             t = _SEMVER.search(last.split(":", 1)[1]) if ":" in last else None
             if t:
@@ -524,10 +530,24 @@ def _files(sub: Submission, dep: Deployment, rels: dict[str, str], out: Derived)
                 used.append(cfg.path)
     disagg = out.manifest["serving"]["mode"] == "disaggregated"
     launch: list[Any] = []
+    deploy: list[Any] = []
+    manifests = {display for display, _obj in sub.k8s_objects} | {span.path for _kind, span in sub.k8s_not_modelled}
     order = {r: i for i, r in enumerate(ROLE_ORDER)}   # scripts first, then worker files by role
     for disp, _parsed, role, is_args in sorted(sub.launches, key=lambda x: (x[3], order.get(x[2], 9), rels[x[0]])):
         rel = rels[disp]
+        if disp in manifests:
+            if rel not in deploy:
+                deploy.append(rel)
+            continue
         launch.append({"path": rel, "role": role} if is_args and role and disagg else rel)
+    partial = {span.path for _kind, span in sub.k8s_not_modelled}
+    for disp in sorted(manifests - {d for d, *_ in sub.launches}):
+        if disp not in rels or rels[disp] in deploy:
+            continue
+        if disp in partial:
+            deploy.append(rels[disp])        # a serving resource cfglint does not model: listed, checked in part
+        else:
+            out.skipped.append(rels[disp])   # objects that start nothing (a ConfigMap, a Service)
     published = {c.path: c for c in sub.configs if c.written_by is None}
     # a config flag whose value is known only at run time (--config ${YAML_CONFIG}) may name
     # any engine YAML of the directory: every one is listed
@@ -542,9 +562,11 @@ def _files(sub: Submission, dep: Deployment, rels: dict[str, str], out: Derived)
         r = roles_of.get(path, set())
         shown = path.replace(os.sep, "/")
         configs.append({"path": shown, "role": next(iter(r))} if disagg and len(r) == 1 else shown)
-    files: dict[str, Any] = {"launch": launch}
+    files: dict[str, Any] = {"launch": launch} if launch or not deploy else {}
     if configs:
         files["configs"] = configs
+    if deploy:
+        files["deploy"] = deploy
     out.manifest["files"] = files
 
 
@@ -672,7 +694,7 @@ def new_manifest(d: Derived) -> str:
     put(top, "accelerators_used", m.get("accelerators_used"),
         None if "accelerators_used" in m else miss.get("accelerators_used"))
     files = CommentedMap()
-    for key in ("launch", "configs"):
+    for key in ("launch", "configs", "deploy"):
         if key in m["files"]:
             seq = CommentedSeq()
             for item in m["files"][key]:
@@ -829,7 +851,7 @@ def plan(doc, d: Derived, kb: Knowledge) -> list[Change]:
         _set(doc, "files", CommentedMap(), "files", changes)
         changes.pop()
         files = doc["files"]
-    for key in ("launch", "configs"):
+    for key in ("launch", "configs", "deploy"):
         derived = m["files"].get(key, [])
         listed = files.get(key)
         if not isinstance(listed, list):

@@ -807,6 +807,14 @@ class FlagRegistry:
                 self.primary.setdefault(option, flag)
 
     @cached_property
+    def implied(self) -> dict[str, dict]:
+        """Option string -> the settings it stands for (a flag entry's ``sets``: Dynamo's
+        deprecated ``--is-prefill-worker`` is ``disaggregation_mode: prefill``); aliases included,
+        negations not."""
+        return {o: e["sets"] for flag, e in self.flags.items() if isinstance((e or {}).get("sets"), dict)
+                for o in [flag, *((e or {}).get("aliases") or [])] if not o.startswith("--no-")}
+
+    @cached_property
     def no_value_options(self) -> frozenset[str]:
         """Option strings of boolean flags (they take no value), aliases and negations included."""
         return frozenset(o for flag, e in self.flags.items() if (e or {}).get("type") == "bool"

@@ -60,14 +60,19 @@ def _serves(sub: Submission, deployment: Deployment) -> bool:
     """True when a file linted on its own is a serving file: a worker argument file, an engine
     config (other YAML is dropped by :func:`load_loose_file`), or shell that starts an engine,
     frontend or router (``deployment``: the file's, as it was linted)."""
-    if any(is_args for *_, is_args in sub.launches) or sub.configs:
+    if any(is_args for *_, is_args in sub.launches) or sub.configs or sub.k8s_not_modelled:
         return True
     return bool(sub.launches) and bool(deployment.processes)
 
 
-def _unlisted_finding(path: str, files_at: Span) -> Finding:
+def _unlisted_finding(path: str, files_at: Span, k8s: bool = False) -> Finding:
     shown = display_path(path)
     kind = "engine config" if path.lower().endswith((".yaml", ".yml")) else "launch file"
+    if k8s:
+        return Finding("SUB003", f"{shown} is a Kubernetes manifest in the submission directory that {files_at.path} "
+                                 f"does not list: it is linted on its own, but not as part of the submission; list it "
+                                 f"under files.deploy or move it out",
+                       Span(shown, 1, 1, 1, 1), level="warning", related=[(files_at, "the manifest's file list")])
     return Finding("SUB003", f"{shown} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} in the submission directory that {files_at.path} does not list: "
                              f"it is linted on its own, but not as part of the submission; list it under "
                              f"files.{'configs' if kind == 'engine config' else 'launch'} or move it out",
@@ -248,7 +253,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
                 serves = why is not None and out.serves
                 if serves and why[0] == "unlisted":
                     if why[1] is not None:  # None: the manifest is unusable, its files are linted alone
-                        findings.append(_unlisted_finding(path, why[1]))
+                        findings.append(_unlisted_finding(path, why[1], out.k8s))
                 elif serves and os.path.dirname(path) not in orphans_reported:
                     orphans_reported.add(os.path.dirname(path))
                     findings.append(_orphan_finding(path))
@@ -376,6 +381,7 @@ class _Outcome:
     root: str = ""
     display: str = ""
     error: str | None = None
+    k8s: bool = False   # the unit is a Kubernetes manifest (SUB003 names files.deploy)
 
 
 @record
@@ -401,7 +407,8 @@ class _Units:
                 whole = tf.display in fixable
                 texts.append((tf.display, tf.path, os.path.realpath(tf.path),
                               _needed_lines(tf, findings, whole, extra), tf if whole else None))
-            return _Outcome(findings, serves, texts, list(sub.unlisted), sub.root, sub.display)
+            return _Outcome(findings, serves, texts, list(sub.unlisted), sub.root, sub.display,
+                            k8s=bool(sub.k8s_objects or sub.k8s_not_modelled))
         except Exception as err:  # a bug in cfglint: the run reports it on this unit (lint_paths)
             return _Outcome(error=f"{type(err).__name__}: {err}")
 

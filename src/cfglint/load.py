@@ -13,14 +13,15 @@ from dataclasses import field
 
 from .argsfile import parse_args_file
 from .discover import MANIFEST, display_path, printable, serving_candidates
-from .extract import ConfigFile
+from .extract import ConfigFile, role_from_name
 from .knowledge import knowledge
 from .model import Finding, Span, record
 from .safeio import inside
 from .shell import Command, ParserCrash, ShellScript, parse_shell
 from .textfile import MAX_BYTES, ReadError, TextFile, read_text
 from .validation import validate, validator
-from .yamlsrc import MAX_NODES, YamlError, YMap, YNode, foreign_tags, key_span, nodes, parse_yaml, to_python, walk_path
+from .yamlsrc import (MAX_NODES, YamlError, YMap, YNode, foreign_tags, key_span, nodes, parse_yaml, parse_yaml_all,
+                      to_python, walk_path)
 
 
 @record
@@ -45,6 +46,10 @@ class Submission:
     unknown_yaml: Span | None = None
     # span of a node inside a mapping merged with '<<' -> the '<<' keys merging it (merge_related)
     merged_at: dict[Span, list[Span]] = field(default_factory=dict)
+    # Kubernetes manifests: every object read (display path, node), and the kinds recognised but
+    # not modelled, with the span of their kind (COV001 says they were not checked)
+    k8s_objects: list[tuple[str, YMap]] = field(default_factory=list)
+    k8s_not_modelled: list[tuple[str, Span]] = field(default_factory=list)
 
     @property
     def has_manifest(self) -> bool:
@@ -219,7 +224,7 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | 
 
     seen: set[str] = set()
     named: set[Span] = set()
-    for key in ("launch", "configs"):
+    for key in ("launch", "configs", "deploy"):
         for rel, role, span in _file_refs(node, data, key):
             if span in named:
                 continue  # the same YAML node again (an alias): checked once
@@ -242,7 +247,7 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | 
             ftf = _read(full, display_path(full), sub, named_at=span if os.path.isdir(full) else None)
             if ftf is None:
                 continue
-            _load_file(ftf, rel, role, key == "configs", sub)
+            _load_file(ftf, rel, role, key == "configs", sub, deploy=key == "deploy")
     files_at = key_span(node, ("files",)) or node.span
     sub.unlisted = [(path, files_at) for path in serving_candidates(root)
                     if os.path.realpath(path) not in seen]
@@ -258,12 +263,63 @@ def _without_manifest(sub: Submission, root: str) -> Submission:
     return sub
 
 
-def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Submission) -> None:
+def _yaml_docs(tf: TextFile, sub: Submission) -> list[YNode] | None:
+    """Every document of a YAML file (duplicates, tags and merges noted as for one), or None
+    after an IO001 when it cannot be parsed."""
+    try:
+        docs = parse_yaml_all(tf.text, tf.display, keep_empty=True)
+    except YamlError as err:
+        sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
+        return None
+    for root in docs:
+        _report_duplicates(root, sub)
+        _report_tags(root, tf.display, sub)
+        _note_merges(root, sub)
+    return docs
+
+
+def _load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy: bool) -> None:
+    """A YAML file: Kubernetes manifests (any file whose documents hold an object with
+    ``apiVersion`` and ``kind``, or one listed under ``files.deploy``) become launches
+    (:mod:`cfglint.k8s`); any other is an engine config, which must be one document (the
+    engines read it with ``yaml.safe_load``, which refuses a stream of several)."""
+    from . import k8s
+
+    docs = _yaml_docs(tf, sub)
+    if docs is None:
+        if not deploy:
+            sub.configs.append(ConfigFile(path=os.path.normpath(rel), display=tf.display, root=None, role=role))
+        return
+    if deploy or any(k8s.is_object(d) for d in docs):
+        manifest = k8s.read_manifest(docs, tf.lines, tf.display)
+        sub.findings += manifest.findings
+        sub.k8s_objects += [(tf.display, obj) for obj in manifest.objects]
+        sub.k8s_not_modelled += manifest.not_modelled
+        by_role: dict[str | None, list] = {}
+        for cmd, crole in manifest.commands:
+            by_role.setdefault(crole, []).append(cmd)
+        for crole, cmds in by_role.items():
+            pod_role = crole if crole in ("prefill", "decode", "server") else None
+            if pod_role is None and crole is not None:
+                pod_role = role_from_name(crole)
+            if pod_role is None and role is None and cmds and cmds[0].origin is not None:
+                pod_role = role_from_name(cmds[0].origin.group.name)
+            sub.launches.append((tf.display, ShellScript(commands=cmds), pod_role or role, False))
+        return
+    if len(docs) > 1:  # as parse_yaml reports it
+        sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: expected one YAML document, found {len(docs)}",
+                                    docs[1].span))
+        root = None
+    else:
+        root = docs[0] if docs else None
+    sub.configs.append(ConfigFile(path=os.path.normpath(rel), display=tf.display, root=root, role=role))
+
+
+def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Submission,
+               deploy: bool = False) -> None:
     lower = rel.lower()
-    if as_config or lower.endswith((".yaml", ".yml", ".json")):
-        root = _yaml(tf, sub)
-        sub.configs.append(ConfigFile(path=os.path.normpath(rel),
-                                      display=tf.display, root=root, role=role))
+    if deploy or as_config or lower.endswith((".yaml", ".yml", ".json")):
+        _load_yaml(tf, rel, role, sub, deploy)
     elif lower.endswith(".args"):
         sub.launches.append((tf.display, parse_args_file(tf.text, tf.display), role, True))
     else:
@@ -345,6 +401,12 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
     tf = _read(path, display, sub)
     if tf is not None:
         _load_file(tf, os.path.basename(path), None, False, sub)
+        if not sub.launches and sub.k8s_objects and not sub.k8s_not_modelled:
+            # Kubernetes objects that run no container command (a Service, a ConfigMap): as any
+            # other YAML that is no engine config, only its syntax is checked
+            sub.texts.clear()
+            sub.k8s_objects.clear()
+            sub.unknown_yaml = _file_span(display)
         if not sub.launches and sub.configs and not _looks_like_engine_config(sub.configs[0].root):
             # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
             # outside a submission only engine configs get more than a syntax check, and

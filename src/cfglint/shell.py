@@ -47,6 +47,9 @@ class Word:
     raw: str
     span: Span
     static: bool = True
+    # (line, column) of each character of ``text`` when it comes from a source that is not
+    # shell (a Kubernetes manifest's YAML scalar): a ``bash -c`` string inside is placed by it
+    where: list[tuple[int, int]] | None = None
 
 
 class Exports:
@@ -151,6 +154,7 @@ class Command:
     span: Span
     repeat: Located | None = None  # number of literal loop iterations, with the loop's span
     certain: bool = True           # False: runs an unknown number of times (branch, loop, function)
+    origin: object = None          # the Kubernetes container it comes from (cfglint.k8s.Container)
 
 
 @record

@@ -373,8 +373,15 @@ def _finish(docs: list[yaml.Node], text: str, path: str, max_depth: int | None =
         return None
     if len(docs) > 1:
         raise YamlError(f"expected one YAML document, found {len(docs)}", _span(docs[1], path, LineIndex(text)))
+    return _finish_one(docs[0], text, path, LineIndex(text), max_depth)[0]
+
+
+def _finish_one(doc: yaml.Node, text: str, path: str, lines: LineIndex,
+                max_depth: int | None = None) -> tuple[YNode, int]:
+    """One composed document converted and checked for alias bombs, with the number of nodes
+    it expands to."""
     try:
-        root, (count, chars) = _convert(docs[0], path, LineIndex(text), max_depth)
+        root, (count, chars) = _convert(doc, path, lines, max_depth)
     except RecursionError:
         if max_depth is not None:  # libyaml's tree: the pure-Python loader decides
             raise _TooDeep from None
@@ -384,7 +391,7 @@ def _finish(docs: list[yaml.Node], text: str, path: str, max_depth: int | None =
         raise YamlError(f"YAML aliases expand this document to more than {MAX_NODES} nodes or {max_chars} "
                         f"characters (an alias bomb?): safe loaders build every copy; write the values out "
                         f"or use fewer aliases", root.span)
-    return root
+    return root, count
 
 
 def _parse_c(text: str, path: str) -> tuple[bool, YNode | None]:
@@ -407,6 +414,31 @@ def _parse_c(text: str, path: str) -> tuple[bool, YNode | None]:
         return True, _finish(docs, text, path, C_MAX_DEPTH)
     except _TooDeep:
         return False, None
+
+
+def _parse_c_all(text: str, path: str) -> tuple[bool, list[YNode]]:
+    """(True, documents) when libyaml composes every document of ``text`` as the pure-Python
+    loader does (the conditions of :func:`_parse_c`, for any number of documents; together at
+    most MAX_NODES nodes); (False, []) when the pure-Python loader must decide."""
+    if _CLoader is None or _C_UNSAFE.search(text):
+        return False, []
+    try:
+        docs = list(yaml.compose_all(text, Loader=_CLoader))
+    except Exception:  # noqa: BLE001 - as in _parse_c: the pure-Python loader gives the error
+        return False, []
+    lines = LineIndex(text)
+    out: list[YNode] = []
+    total = 0
+    try:
+        for doc in docs:
+            root, count = _finish_one(doc, text, path, lines, C_MAX_DEPTH)
+            total += count
+            if total > MAX_NODES:
+                return False, []
+            out.append(root)
+    except (_TooDeep, YamlError):
+        return False, []
+    return True, out
 
 
 def parse_yaml(text: str, path: str, c_loader: bool = True) -> YNode | None:
@@ -432,6 +464,52 @@ def parse_yaml(text: str, path: str, c_loader: bool = True) -> YNode | None:
     except (yaml.YAMLError, RecursionError) as err:
         raise _error(err, text, path) from None
     return _finish(docs, text, path)
+
+
+def parse_yaml_all(text: str, path: str, c_loader: bool = True, keep_empty: bool = False) -> list[YNode]:
+    """Parse every document of a YAML stream (``---`` separated: Kubernetes manifests, the
+    output of ``helm template`` with its ``# Source:`` comments), each node with its exact
+    position in the whole text. Empty documents are left out (so ``[]`` for an empty text)
+    unless ``keep_empty`` (then each is a null scalar, as a loader builds it).
+
+    Composed by libyaml when it reads the text as the pure-Python loader does (see
+    :func:`_parse_c_all`), else by the pure-Python loader: same trees either way. Each document is
+    checked for alias bombs as :func:`parse_yaml` checks one, and all of them together may
+    expand to at most MAX_NODES nodes. Raises YamlError as :func:`parse_yaml` does, except
+    that several documents are no error.
+    """
+    depth = flow_depth(text, MAX_FLOW_DEPTH)
+    if depth > MAX_FLOW_DEPTH:
+        raise YamlError(f"YAML nesting is too deep to parse: flow collections ([...] or {{...}}) nested deeper "
+                        f"than {MAX_FLOW_DEPTH} levels (no engine configuration nests so deep)")
+    if c_loader:
+        done, found = _parse_c_all(text, path)
+        if done:
+            return [d for d in found if keep_empty or not _empty(d)]
+    try:
+        docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except (yaml.YAMLError, RecursionError) as err:
+        raise _error(err, text, path) from None
+    lines = LineIndex(text)
+    out: list[YNode] = []
+    total = 0
+    for doc in docs:
+        try:
+            root, count = _finish_one(doc, text, path, lines)
+        except RecursionError:
+            raise YamlError("YAML nesting is too deep to parse") from None
+        total += count
+        if total > MAX_NODES:
+            raise YamlError(f"the documents of this YAML stream expand to more than {MAX_NODES} nodes "
+                            f"(aliases copied out): too large to check", root.span)
+        if keep_empty or not _empty(root):
+            out.append(root)
+    return out
+
+
+def _empty(node: YNode) -> bool:
+    """An empty document (``---`` followed by nothing or by comments only)."""
+    return isinstance(node, YScalar) and node.value is None and node.text == "" and not node.tag.startswith("!")
 
 
 def to_python(node: YNode | None, _memo: dict | None = None) -> Any:

@@ -119,7 +119,7 @@ class Context:
 def all_rules() -> dict[str, Rule]:
     """Every rule, registered on first call (imports the rule modules)."""
     from . import (coverage, declared, disagg, eagle, engine_schema, files, flags, hardware, image, io,  # noqa: F401
-                   kernels, memory, nodes, parsers, redaction, speculative, topology)
+                   k8s, kernels, memory, nodes, parsers, redaction, speculative, topology)
     from . import capacity  # noqa: F401  (MEM001)
     from . import configuration  # noqa: F401  (CFG001, reported while configurations are read)
     from . import k8s_schema  # noqa: F401  (K8S004, Kubernetes objects against their schemas)

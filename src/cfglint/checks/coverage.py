@@ -106,6 +106,18 @@ def _launch_gaps(ctx: Context) -> None:
             ctx.not_checked(f"settings in {ref.value} ({p.launcher})", why, ref.span)
 
 
+def _k8s_gaps(ctx: Context) -> None:
+    """Kubernetes kinds cfglint recognises but does not model (serving operators' custom
+    resources, kustomize overlays): what they launch is not checked (partial)."""
+    from ..k8s import NOT_MODELLED
+
+    for kind, span in ctx.sub.k8s_not_modelled:
+        what = f"kind {kind}" if kind in NOT_MODELLED else kind
+        ctx.not_checked(f"every launch check for the {NOT_MODELLED.get(kind, kind)} at line {span.line}",
+                        f"{what} is recognised but not modelled (partial): the engines it starts and their "
+                        "flags are not checked", span)
+
+
 def coverage_note(ctx: Context) -> Finding | None:
     """The COV001 note of a unit, or None when every check could run."""
     _model_gaps(ctx)
@@ -116,6 +128,7 @@ def coverage_note(ctx: Context) -> Finding | None:
                         "is typed by its use: list it under files.configs of a submission whose launch passes it "
                         "with --config / --extra_llm_api_options / --extra-engine-args", ctx.sub.unknown_yaml)
     _launch_gaps(ctx)
+    _k8s_gaps(ctx)
     if not ctx.gaps:
         return None
     gaps: list[Gap] = ctx.gaps

@@ -124,6 +124,12 @@ def check_unknown_flags(ctx: Context):
                 yield Finding("FLG001", _unknown_message(ctx, arg, regs, suggest), arg.span)
                 continue
             r, primary = found
+            entry = r.flags.get(primary) or {}
+            if entry.get("warn_deprecated") and entry.get("replacement"):
+                # accepted for compatibility: the launch works, with a warning at start
+                yield Finding("FLG001", f"{LABEL.get(r.name, r.name)}: {arg.name}{_where(arg)} is deprecated "
+                                        f"(\"{entry['deprecated']}\"; still accepted); use {entry['replacement']}",
+                              arg.span, level="warning")
             if version is None or version not in r.versions:
                 continue
             have = (r.flags.get(primary) or {}).get("versions")

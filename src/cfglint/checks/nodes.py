@@ -29,6 +29,12 @@ def _nodes(p) -> tuple[int | None, str, object]:
         if dp and local and local < dp:
             return (dp // local if dp % local == 0 else None), \
                 f"--data-parallel-size {dp} / --data-parallel-size-local {local}", s["dp_local"]
+    group = p.pod.group if p.pod is not None else None
+    if group is not None and group.pods_per_instance() > 1 and group.size is not None:
+        # a Kubernetes group of pods (LeaderWorkerSet size, Dynamo nodeCount, kthena workers):
+        # the engine spans them without --nnodes (Ray: the other pods join the leader's cluster)
+        n = group.pods_per_instance()
+        return n, f"{n} pods per group ({here(group.size.span)})", group.size
     return 1, "--nnodes 1", None
 
 
@@ -219,7 +225,8 @@ def _rank_coverage(procs):
             continue  # a rank given at run time ($NODE_RANK, a loop variable): cannot be counted
         seen: dict[int, object] = {}
         for m in g.members:
-            times = m.proc.repeat.value if m.proc.repeat is not None else 1
+            # a Kubernetes group's replicas are instances of their own (each with ranks 0..N-1)
+            times = m.proc.repeat.value if m.proc.repeat is not None and m.proc.pod is None else 1
             dups: list[int] = []
             outside: list[int] = []
             first = None

@@ -104,6 +104,19 @@ _MOUNT_VARIABLE = re.compile(r"^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z
                              re.M)
 
 
+def k8s_container_paths(ctx: Context) -> set[tuple[str, int, int]]:
+    """(file, line, column) of every Kubernetes ``volumeMounts[].mountPath`` value: a path inside
+    the container, not the node's (a hostPath volume's ``path`` is the node's, and is checked)."""
+    out: set[tuple[str, int, int]] = set()
+    for display, obj in ctx.sub.k8s_objects:
+        for n in nodes(obj):
+            mount = n.get("mountPath") if isinstance(n, YMap) else None
+            if isinstance(mount, YScalar) and isinstance(mount.value, str):
+                quoted = 1 if mount.text != mount.value or mount.span.end_col - mount.span.col != len(mount.text) else 0
+                out.add((display, mount.span.line, mount.span.col + quoted))
+    return out
+
+
 def _under(path: str, roots: list[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
@@ -124,7 +137,9 @@ def check_host_paths(ctx: Context):
     components = [(e["component"], e.get("why", "")) for e in table.get("host_components") or []
                   if isinstance(e, dict) and e.get("component")]
     container = set(table.get("container_prefixes") or [])
+    platform = [str(e["prefix"]) for e in table.get("platform_prefixes") or [] if isinstance(e, dict) and e.get("prefix")]
     mounted = mounts(ctx)
+    in_container = k8s_container_paths(ctx)
     for tf in ctx.sub.texts:
         targets, sources = mounted.get(tf.display, ([], []))
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
@@ -149,6 +164,10 @@ def check_host_paths(ctx: Context):
                 normalized = posixpath.normpath(path)
                 if targets and _under(normalized, targets) and not _under(normalized, sources):
                     continue  # inside a container this file starts: -v ${PWD}:/mnt ... /mnt/model
+                if (tf.display, lineno, start + 1) in in_container:
+                    continue  # a Kubernetes volumeMounts mountPath: the container's own path
+                if any(normalized == p.rstrip("/") or normalized.startswith(p.rstrip("/") + "/") for p in platform):
+                    continue  # a managed platform's node path (GKE's driver directory): the same everywhere
                 why = next((w for p, w in prefixes if normalized.startswith(p) or normalized == p.rstrip("/")), None)
                 parts = normalized.split("/")[1:]
                 if why is None and "/" + parts[0] not in container:
@@ -203,9 +222,20 @@ def _key_names(keys: dict) -> tuple[set[str], tuple[str, ...]]:
 
 def _credential_key(name: str, names: set[str], suffixes: tuple[str, ...]) -> bool:
     """Whether a key names a credential: its last dotted part, lower case, without '_' and '-',
-    is one of ``names`` or ends with one of ``suffixes``."""
+    is one of ``names`` or ends with one of ``suffixes``, and is not a key whose value names a
+    Kubernetes Secret object (rules/secrets.yaml ``secret_reference_keys``)."""
     key = name.rsplit(".", 1)[-1].lower().replace("_", "").replace("-", "")
+    if key in _secret_references():
+        return False
     return key in names or bool(suffixes and key.endswith(suffixes))
+
+
+@lru_cache(maxsize=1)
+def _secret_references() -> frozenset[str]:
+    from ..knowledge import _load
+
+    keys = ((_load("secrets.yaml") or {}).get("assignments") or {}).get("keys") or {}
+    return frozenset(str(k).lower().replace("_", "").replace("-", "") for k in keys.get("secret_reference_keys") or [])
 
 
 def _key_matches(line: str, keys: dict):

@@ -192,7 +192,10 @@ def _launched_instances(ctx: Context, role: str) -> tuple[int, Located | None] |
         return None
     groups = node_groups(procs)
     grouped = {id(m.proc) for g in groups for m in g.members}
-    count = len(groups)  # each multi-node instance once, however many nodes (TOP003 checks their ranks)
+    # each multi-node instance once, however many nodes (TOP003 checks their ranks); a Kubernetes
+    # group (LeaderWorkerSet) runs as many instances as its replicas
+    count = sum(max((m.proc.repeat.value for m in g.members if m.proc.pod is not None and m.proc.repeat is not None),
+                    default=1) for g in groups)
     for p in procs:
         if id(p) in grouped or is_secondary(p):
             continue
@@ -253,10 +256,15 @@ def check_accelerators(ctx: Context):
             n, loc = launched
             span = loc.span if loc else inst.span
             where = f"num_instances: {n}" if loc else f"the launch starts {n}"
+            related = [(inst.span, f"declared instances: {inst_v}")]
+            # a Kubernetes workload's replicas (LeaderWorkerSet, DisaggregatedSet role, Deployment)
+            related += [(p.repeat.span, f"replicas: {p.repeat.value}") for p in ctx.deployment.engine_processes()
+                        if p.pod is not None and p.repeat is not None and p.role is not None
+                        and p.role.value == name][:1]
             yield Finding("TOP001",
                           f"{where} {name} instance(s) but the manifest declares instances: {inst_v} "
                           f"({here(inst.span)})",
-                          span, related=[(inst.span, f"declared instances: {inst_v}")])
+                          span, related=related)
     for p in ctx.deployment.engine_processes():
         if p.role is not None and declared_names and p.role.value not in declared_names and not misspelled \
                 and p.role.value in ROLE_NAMES:

@@ -1,0 +1,314 @@
+"""K8S001-K8S003: what a Kubernetes workload gives the engine it runs (GPUs, node pinning,
+shared memory, multi-node wiring) against what the engine and the submission need.
+
+The workloads are read by :mod:`cfglint.k8s`; each engine process started by a container
+carries that container as ``Process.pod`` (its pod template, replicas, LWS group size and GPU
+resources), so these rules see the engine's settings and its pod together.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..k8s import Container
+from ..model import Finding, Located, Span, parse_int
+from ..yamlsrc import YMap, YScalar, YSeq
+from . import Context, here, rule
+from .image import MARKERS
+from .topology import gpus_per_instance, node_group
+
+RESOURCE_VENDOR = {"nvidia.com/gpu": "NVIDIA", "amd.com/gpu": "AMD"}
+# node labels that name the GPU product of a node
+PRODUCT_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "amd.com/gpu.product-name",
+                  "node.kubernetes.io/instance-gpu")
+MIN_SHM_BYTES = 1 << 30   # 1 GiB
+# the setting and flag that name a multi-node instance's rendezvous (rules/engines.yaml settings)
+RENDEZVOUS = {"sglang": ("dist_init_addr", "--dist-init-addr"), "vllm": ("master_addr", "--master-addr")}
+_QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]i?|[kmgtpe])?$")
+_UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
+          "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
+
+
+def _engines_in_pods(ctx: Context):
+    """(process, container) for each engine process a Kubernetes container starts."""
+    for p in ctx.deployment.engine_processes():
+        if isinstance(p.pod, Container):
+            yield p, p.pod
+
+
+def quantity(text) -> int | None:
+    """A Kubernetes quantity (``64Gi``, ``1G``, ``512``) in bytes, or None."""
+    m = _QUANTITY.match(str(text).strip())
+    if not m or m.group(2) in ("m",):
+        return None
+    return int(float(m.group(1)) * _UNITS.get(m.group(2) or "", 1))
+
+
+def _gpu_count(c: Container) -> tuple[str, Located] | None:
+    """(resource, count) a container is given: its limit, else its request."""
+    for res, (lim, req) in c.gpus.items():
+        loc = lim or req
+        if loc is not None:
+            return res, loc
+    return None
+
+
+@rule("K8S001", "gpu-resources-mismatch", "error",
+      "GPUs per pod x pods per group do not match the engine's TP x PP (x DP), or GPU limits and requests differ.",
+      "A pod gets the GPUs its container asks for (resources.limits of nvidia.com/gpu or amd.com/gpu); "
+      "an engine instance spans the pods of one group (a LeaderWorkerSet group of `size` pods, one "
+      "pod otherwise) and needs TP x PP (x replica DP) GPUs; engines a container starts side by side "
+      "share its GPUs. Fewer GPUs and the engine fails at "
+      "start (too few devices for its ranks); more and they sit idle, and the published system "
+      "is not what ran. For extended resources such as GPUs Kubernetes takes the limit as the "
+      "request, and a request that differs from the limit is refused.",
+      ("https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/ (GPUs are specified in limits; "
+       "requests, if given, must equal limits)",
+       "https://lws.sigs.k8s.io/docs/ (LeaderWorkerSet: leaderWorkerTemplate.size pods per group)",
+       "rules/engines.yaml (TP / PP / DP flags; what one instance uses: src/cfglint/checks/topology.py)"))
+def check_gpu_resources(ctx: Context):
+    per_container: dict[int, tuple[Container, list]] = {}
+    for p, c in _engines_in_pods(ctx):
+        per_container.setdefault(id(c.node), (c, []))[1].append(p)
+    for c, procs in per_container.values():
+        for res, (lim, req) in c.gpus.items():
+            if lim is not None and req is not None and parse_int(lim.value) is not None \
+                    and parse_int(req.value) != parse_int(lim.value):
+                yield Finding("K8S001", f"{res} request {req.value} differs from its limit {lim.value} "
+                                        f"({here(lim.span)}): Kubernetes refuses a GPU request that is not equal "
+                                        f"to the limit; set both to {lim.value} or give only the limit",
+                              req.span, related=[(lim.span, f"limit {lim.value}")])
+        pods = c.group.pods_per_instance()
+        # every engine the container starts shares its GPUs: one instance spread over the
+        # group's pods, or several servers side by side in one pod
+        needs = []
+        for p in procs:
+            if node_group(p) is None and pods > 1 and c.group.part in ("worker",):
+                continue  # an LWS worker that joins the leader's engine some other way (Ray)
+            got = gpus_per_instance(p)
+            if got is None:
+                needs = None
+                break
+            needs.append(got)
+        if not needs:
+            continue
+        need = sum(n for n, _a, _h in needs)
+        how = " + ".join(h for _n, _a, h in needs)
+        anchor = needs[0][1]
+        related = [(a.span, h) for _n, a, h in needs if a is not None]
+        count = _gpu_count(c)
+        where = f"{c.group.kind} {c.group.name}".strip()
+        engines = "an engine that needs" if len(needs) == 1 else f"{len(needs)} engines that need"
+        if count is None:
+            if need >= 1:
+                name = c.node.get("name")
+                yield Finding("K8S001", f"container {c.name or '?'} of {where} runs {engines} {need} GPU"
+                                        f"{'s' if need != 1 else ''} ({how}) but asks for none: add resources.limits "
+                                        f"nvidia.com/gpu: {need // pods if need % pods == 0 else need}",
+                              name.span if isinstance(name, YScalar) else c.node.span, related=related)
+            continue
+        res, loc = count
+        per_pod = parse_int(loc.value)
+        if per_pod is None:
+            ctx.not_checked("GPUs per pod (K8S001)", f"{res}: {loc.value} is not a number", loc.span)
+            continue
+        if per_pod * pods == need:
+            continue
+        label = "multinode.nodeCount" if c.group.operator == "dynamo" else f"{c.group.kind} size"
+        pods_text = f" x {pods} pods per group ({label}, {here(c.group.size.span)})" \
+            if pods > 1 and c.group.size is not None else ""
+        right = f"{need // pods}" if need % pods == 0 else None
+        fix = f"; set {res}: {right}" if right is not None else ""
+        runs = f"it runs {how} = {need}" if len(needs) == 1 else f"its {len(needs)} engines run {how} = {need}"
+        yield Finding("K8S001", f"{res}: {per_pod}{pods_text} gives the engine{'s' if len(needs) > 1 else ''} "
+                                f"{per_pod * pods} GPUs but {runs}{fix}",
+                      loc.span, related=related)
+
+
+def _product_values(spec: YMap) -> list[tuple[str, Located]]:
+    """(label, value) of every GPU-product node label the pod spec requires: nodeSelector and
+    required node affinity (matchExpressions with operator In)."""
+    out: list[tuple[str, Located]] = []
+    sel = spec.get("nodeSelector")
+    if isinstance(sel, YMap):
+        for k, v in sel.items:
+            if k.value in PRODUCT_LABELS and isinstance(v, YScalar) and v.value is not None:
+                out.append((k.value, Located(str(v.value), v.span)))
+    aff = spec.get("affinity")
+    na = aff.get("nodeAffinity") if isinstance(aff, YMap) else None
+    req = na.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(na, YMap) else None
+    terms = req.get("nodeSelectorTerms") if isinstance(req, YMap) else None
+    for term in terms.items if isinstance(terms, YSeq) else []:
+        exprs = term.get("matchExpressions") if isinstance(term, YMap) else None
+        for e in exprs.items if isinstance(exprs, YSeq) else []:
+            if not isinstance(e, YMap) or not isinstance(e.get("key"), YScalar):
+                continue
+            key, op, values = e.get("key").value, e.get("operator"), e.get("values")
+            if key in PRODUCT_LABELS and isinstance(op, YScalar) and op.value == "In" and isinstance(values, YSeq):
+                out += [(key, Located(str(v.value), v.span)) for v in values.items
+                        if isinstance(v, YScalar) and v.value is not None]
+    return out
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def product_accelerator(kb, value: str) -> dict | None:
+    """The knowledge base's accelerator a GPU product label value names (``NVIDIA-H100-80GB-HBM3``,
+    ``nvidia-h100-80gb``, ``NVIDIA-RTX-PRO-6000D``): the one whose name or alias, without
+    punctuation, is the longest found in the value; None when none is."""
+    text = _norm(value)
+    best, size = None, 0
+    for name in kb.accelerator_names():
+        entry = kb.accelerator(name)
+        for alias in [name, *(entry.get("aliases") or [])]:
+            a = _norm(alias)
+            if a and a in text and len(a) > size:
+                best, size = entry, len(a)
+    return best
+
+
+@rule("K8S002", "gpu-product-mismatch", "error",
+      "The node selector or affinity pins the pods to another GPU product than the declared accelerator or the image's vendor.",
+      "A workload pinned to nodes by their GPU product label (nvidia.com/gpu.product from GPU "
+      "feature discovery, cloud.google.com/gke-accelerator on GKE) runs on that product. When it "
+      "is not the submission's system/accelerator, the benchmark ran on other hardware than the "
+      "one published; when the image is built for another vendor (a ROCm image on NVIDIA nodes, "
+      "a CUDA image on AMD), the engine cannot start; a GPU resource of another vendor "
+      "(amd.com/gpu on an NVIDIA system) is never scheduled.",
+      ("https://github.com/NVIDIA/k8s-device-plugin (GPU feature discovery labels: nvidia.com/gpu.product)",
+       "https://cloud.google.com/kubernetes-engine/docs/how-to/gpus (node label cloud.google.com/gke-accelerator)",
+       "rules/accelerators.yaml (names, aliases, vendor)", "src/cfglint/checks/image.py (image vendor markers)"))
+def check_gpu_product(ctx: Context):
+    name, acc, decl = ctx.accelerator() if ctx.sub.has_manifest else (None, None, None)
+    seen: set[int] = set()
+    for p, c in _engines_in_pods(ctx):
+        if id(c.group.spec) in seen:
+            continue
+        seen.add(id(c.group.spec))
+        image_vendor = next((v for pattern, v in MARKERS if c.image and pattern.search(str(c.image.value))), None)
+        for res, (lim, req) in c.gpus.items():
+            loc = lim or req
+            vendor = RESOURCE_VENDOR.get(res)
+            if acc and decl and vendor and acc.get("vendor") and vendor != acc.get("vendor") and loc:
+                yield Finding("K8S002", f"the container asks for {res} ({vendor} GPUs) but the system is {name} "
+                                        f"({acc.get('vendor')}, {here(decl.span)}): use "
+                                        f"{'nvidia.com/gpu' if acc.get('vendor') == 'NVIDIA' else 'amd.com/gpu'}",
+                              loc.span, related=[(decl.span, f"accelerator: {name}")])
+        for label, value in _product_values(c.group.spec):
+            found = product_accelerator(ctx.kb, value.value)
+            if found is None:
+                ctx.not_checked("GPU product of the node selector (K8S002)",
+                                f"{label}: {value.value} names no accelerator in the knowledge base", value.span)
+                continue
+            if acc is not None and decl is not None and found["name"] != acc["name"]:
+                yield Finding("K8S002", f"{label}: {value.value} pins the pods to {found['name']} nodes but the "
+                                        f"submission declares {name} ({here(decl.span)})",
+                              value.span, related=[(decl.span, f"accelerator: {name}")])
+            elif image_vendor and found.get("vendor") and image_vendor != found.get("vendor") and c.image:
+                yield Finding("K8S002", f"{label}: {value.value} pins the pods to {found['name']} "
+                                        f"({found.get('vendor')}) nodes but image {c.image.value} is built for "
+                                        f"{image_vendor} accelerators ({here(c.image.span)})",
+                              value.span, related=[(c.image.span, f"image built for {image_vendor}")])
+
+
+def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
+    """(shared memory is large or the host's, a too small size limit, where /dev/shm is mounted)."""
+    spec = c.group.spec
+    if c.group.operator == "dynamo":
+        # the Dynamo operator mounts a tmpfs at /dev/shm itself (8Gi by default, spec sharedMemory):
+        # ai-dynamo/dynamo deploy/operator/api/v1alpha1/dynamocomponentdeployment_types.go (SharedMemory)
+        return True, None, None
+    ipc = spec.get("hostIPC")
+    if isinstance(ipc, YScalar) and ipc.value is True:
+        return True, None, None
+    mounts = c.node.get("volumeMounts")
+    vols = spec.get("volumes")
+    for m in mounts.items if isinstance(mounts, YSeq) else []:
+        if not isinstance(m, YMap) or not isinstance(m.get("mountPath"), YScalar):
+            continue
+        if str(m.get("mountPath").value).rstrip("/") != "/dev/shm":
+            continue
+        vname = m.get("name").value if isinstance(m.get("name"), YScalar) else None
+        for v in vols.items if isinstance(vols, YSeq) else []:
+            if not isinstance(v, YMap) or not isinstance(v.get("name"), YScalar) or v.get("name").value != vname:
+                continue
+            ed = v.get("emptyDir")
+            if isinstance(v.get("hostPath"), YMap):
+                return True, None, m.span
+            if isinstance(ed, YMap):
+                medium = ed.get("medium")
+                if not (isinstance(medium, YScalar) and medium.value == "Memory"):
+                    return True, None, m.span  # node disk: as large as the node's ephemeral storage
+                limit = ed.get("sizeLimit")
+                size = quantity(limit.value) if isinstance(limit, YScalar) else None
+                if isinstance(limit, YScalar) and size is not None and size < MIN_SHM_BYTES:
+                    return False, Located(str(limit.value), limit.span), m.span
+                return True, None, m.span
+        return True, None, m.span  # another volume type (a PVC): not judged
+    return False, None, None
+
+
+@rule("K8S003", "deployment-hygiene", "warning",
+      "A multi-GPU engine pod without a large /dev/shm or hostIPC, or a multi-node engine without the leader address wiring.",
+      "Containers get a 64 MiB /dev/shm by default; NCCL and the engines' multi-process "
+      "communication put their buffers there and fail or hang with more than one GPU unless the pod "
+      "mounts an emptyDir with medium: Memory at /dev/shm (or uses hostIPC). In a LeaderWorkerSet "
+      "group every pod must reach the same rendezvous: the leader's address "
+      "($(LWS_LEADER_ADDRESS) in --dist-init-addr) and a node rank from the pod's index "
+      "($(LWS_WORKER_INDEX) in --node-rank); a fixed address or a missing rank makes the nodes of "
+      "one instance never meet, or the instances of different groups join each other. Host paths a "
+      "hostPath volume mounts are checked by RED001.",
+      ("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html (shared memory: "
+       "Docker's 64 MiB default is too small; --shm-size=1g or --ipc=host)",
+       "https://kubernetes.io/docs/concepts/storage/volumes/#emptydir (medium: Memory, sizeLimit)",
+       "https://lws.sigs.k8s.io/docs/ (LWS_LEADER_ADDRESS, LWS_WORKER_INDEX, LWS_GROUP_SIZE)",
+       "sgl-project/sglang python/sglang/srt/server_args.py (--dist-init-addr, --nnodes, --node-rank)",
+       "vllm-project/vllm vllm/engine/arg_utils.py (--nnodes, --node-rank, --master-addr) @ v0.33.0"))
+def check_pod_hygiene(ctx: Context):
+    seen: set[int] = set()
+    for p, c in _engines_in_pods(ctx):
+        got = gpus_per_instance(p)
+        count = _gpu_count(c)
+        per_pod = parse_int(count[1].value) if count else None
+        pods = c.group.pods_per_instance()
+        gpus = per_pod if per_pod is not None else (got[0] // pods if got else None)
+        if gpus is not None and gpus > 1 and id(c.node) not in seen:
+            seen.add(id(c.node))
+            ok, small, at = _shm(c)
+            cname = c.node.get("name")
+            span = cname.span if isinstance(cname, YScalar) else c.node.span
+            if small is not None:
+                yield Finding("K8S003", f"/dev/shm of container {c.name or '?'} is limited to {small.value}: an engine "
+                                        f"on {gpus} GPUs needs more shared memory for NCCL (at least 1Gi); raise sizeLimit",
+                              small.span)
+            elif not ok:
+                yield Finding("K8S003", f"container {c.name or '?'} runs an engine on {gpus} GPUs with the default "
+                                        "64 MiB /dev/shm: mount an emptyDir with medium: Memory at /dev/shm (or set "
+                                        "hostIPC: true)", span)
+        if pods <= 1 or p.engine not in RENDEZVOUS:
+            continue
+        addr_key, addr_flag = RENDEZVOUS[p.engine]
+        s = p.settings
+        nn = parse_int(s["nnodes"].value) if "nnodes" in s else None
+        if nn is None or nn <= 1:
+            # vLLM may span the group's pods over Ray instead (no --nnodes); SGLang cannot
+            if p.engine == "sglang" and "nnodes" not in p.unknown and got is not None:
+                yield Finding("K8S003", f"{c.group.kind} {c.group.name} runs {pods} pods per group but the engine is "
+                                        f"started without --nnodes {pods}: each pod would start an instance of its own; "
+                                        f"add --nnodes $(LWS_GROUP_SIZE) --node-rank $(LWS_WORKER_INDEX) "
+                                        f"--dist-init-addr $(LWS_LEADER_ADDRESS):<port>", p.span)
+            continue
+        addr = s.get(addr_key)
+        if addr is None and addr_key not in p.unknown:
+            yield Finding("K8S003", f"multi-node engine (--nnodes {nn}) in {c.group.kind} {c.group.name} without "
+                                    f"{addr_flag}: add {addr_flag} $(LWS_LEADER_ADDRESS) so every pod "
+                                    "of the group meets at its leader", s["nnodes"].span)
+        elif addr is not None and "<leader-address>" not in str(addr.value):
+            yield Finding("K8S003", f"{addr_flag} {addr.value} is a fixed address: every group of "
+                                    f"{c.group.kind} {c.group.name} would meet there; use $(LWS_LEADER_ADDRESS)",
+                          addr.span)
+        if "node_rank" not in s and "node_rank" not in p.unknown:
+            yield Finding("K8S003", f"multi-node engine (--nnodes {nn}) in {c.group.kind} {c.group.name} without "
+                                    "--node-rank: add --node-rank $(LWS_WORKER_INDEX)", s["nnodes"].span)
