@@ -124,16 +124,6 @@ def is_object(node: YNode | None) -> bool:
         and isinstance(_value(node.get("kind")), str)
 
 
-def object_findings(node: YMap, display: str) -> list[Finding]:
-    """Findings about one Kubernetes object as a whole (its YAML node ``node``, in the file
-    shown as ``display``), made while loading. SCHEMA VALIDATION IS WIRED HERE or, as main does
-    (checks/k8s_schema.py, K8S004), from ``Submission.k8s_objects``, which holds every object
-    this module reads as (display, node): ``k8sschema.validate_object(node, display)``. Not
-    both: an object would be reported twice. Called once per object of every manifest file,
-    in document order."""
-    return []
-
-
 def _value(node: YNode | None):
     return node.value if isinstance(node, YScalar) else None
 
@@ -655,7 +645,6 @@ def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest
             stack[:0] = list(items.items)
             continue
         out.objects.append(doc)
-        out.findings += object_findings(doc, display)
         groups = _templates(doc, out.not_modelled)
         if groups is None:
             if kind in NOT_MODELLED:

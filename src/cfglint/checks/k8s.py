@@ -94,7 +94,6 @@ def check_gpu_resources(ctx: Context):
             continue
         need = sum(n for n, _a, _h in needs)
         how = " + ".join(h for _n, _a, h in needs)
-        anchor = needs[0][1]
         related = [(a.span, h) for _n, a, h in needs if a is not None]
         count = _gpu_count(c)
         where = f"{c.group.kind} {c.group.name}".strip()
