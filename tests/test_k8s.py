@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cfglint.lint import lint_paths
 
 from support import copy_submission, lint, only, position, replace_once
@@ -422,3 +424,24 @@ def test_catalog_kimi_lws_size_is_the_pipeline_depth(tmp_path):
     replace_once(sub / "lws.yaml", "    size: 4\n", "    size: 2\n")
     k = only(lint(sub), "K8S001")
     assert k and all("x 2 pods per group" in f[4] and "TP 8 x PP 4 = 32" in f[4] for f in k)
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_a_flag_on_the_second_line_of_a_quoted_sh_c_string_is_placed_at_its_column(tmp_path, quote):
+    # LWS's own vLLM example writes its command as one quoted string over two lines
+    sub = copy_submission(LWS, tmp_path)
+    path = sub / "lws.yaml"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("            command:\n              - python3\n")
+    end = text.index('              - "30000"\n', start) + len('              - "30000"\n')
+    second = ("--nnodes $(LWS_GROUP_SIZE) --node-rank $(LWS_WORKER_INDEX) --dist-init-addr "
+              "$(LWS_LEADER_ADDRESS):20000 --host 0.0.0.0 --port 30000 --mem-fraction-statik 0.8")
+    block = ("            command:\n              - sh\n              - -c\n"
+             f"              - {quote}python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Flash"
+             " --tp-size 8 --pp-size 2\n"
+             f"                 {second}{quote}\n")
+    path.write_text(text[:start] + block + text[end:], encoding="utf-8")
+    line = text[:start].count("\n") + 5
+    col = 18 + second.index("--mem-fraction-statik")
+    flg = [f for f in only(lint(sub), "FLG001") if "--mem-fraction-statik" in f[4]]
+    assert [(f[1], f[2], f[3]) for f in flg] == [("lws.yaml", line, col)]

@@ -358,10 +358,10 @@ def _lws(kind: str, name: str, kspan: Span, spec: YMap, replicas: Located | None
 
 def scalar_positions(node: YScalar, lines: list[str]) -> list[tuple[int, int]] | None:
     """(line, column) of each character of a string scalar's value in the file (``lines``:
-    the file's lines), or None when they cannot be placed one by one (escapes, a quoted or
-    folded scalar whose text differs from its source). Handles plain and quoted scalars on one
-    line, literal block scalars (``|``) and folded or multi-line plain scalars whose lines are
-    their source lines without indentation."""
+    the file's lines), or None when they cannot be placed one by one (escapes, a folded scalar
+    whose text differs from its source). Handles plain and quoted scalars on one line, literal
+    block scalars (``|``), and folded, multi-line plain and multi-line quoted scalars (without
+    escapes) whose lines are their source lines without indentation, joined as YAML folds them."""
     value = node.text
     s = node.span
     if s.line < 1 or s.end_line > len(lines) + 1:
@@ -376,17 +376,23 @@ def scalar_positions(node: YScalar, lines: list[str]) -> list[tuple[int, int]] |
     first = lines[s.line - 1][s.col - 1:]
     block = first[:1] in ("|", ">")
     pieces: list[tuple[int, int, str]] = []   # (line, col, text) of each source line's content
+    quote = first[:1] if first[:1] in ("'", '"') else ""
     if not block:
         head = first.rstrip()
-        if head[:1] in ("'", '"'):
-            return None
-        pieces.append((s.line, s.col, head))
+        # a quoted scalar over several lines folds like a plain one; escapes ('' or \) are not placed
+        pieces.append((s.line, s.col + len(quote), head[len(quote):]))
     for ln in range(s.line + 1, min(s.end_line, len(lines)) + 1):
         text = lines[ln - 1]
         if ln == s.end_line:
             text = text[:s.end_col - 1]
-        stripped = text.lstrip(" ")
+            if quote:
+                if not text.endswith(quote):
+                    return None
+                text = text[:-1]
+        stripped = text.lstrip(" \t")
         pieces.append((ln, len(text) - len(stripped) + 1, stripped))
+    if quote and any(("\\" in t) if quote == '"' else ("''" in t) for _ln, _c, t in pieces):
+        return None
     out: list[tuple[int, int]] = []
     pos = 0
     if first[:1] == "|":

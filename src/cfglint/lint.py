@@ -82,9 +82,10 @@ def _unlisted_finding(path: str, files_at: Span, k8s: bool = False) -> Finding:
 def _orphan_finding(path: str) -> Finding:
     shown = display_path(path)
     folder = display_path(os.path.dirname(path)) or "."
-    return Finding("SUB004", f"{folder} holds {os.path.basename(path)}, a launch file or engine config, but no "
-                             f"{MANIFEST}: only file-level checks ran (no topology, declared-vs-launched or model "
-                             f"checks); add a manifest (schemas/submission.schema.json) to make it a submission",
+    return Finding("SUB004", f"{folder} holds {os.path.basename(path)}, a launch file, engine config or Kubernetes "
+                             f"manifest, but no {MANIFEST}: it was checked on its own, and nothing was compared with "
+                             f"what a submission declares (accelerators, counts, model, precision); run `cfglint init "
+                             f"{folder}` to write a manifest (schemas/submission.schema.json)",
                    Span(shown, 1, 1, 1, 1), level="warning")
 
 

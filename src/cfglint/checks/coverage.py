@@ -109,6 +109,8 @@ def _launch_gaps(ctx: Context) -> None:
 def _k8s_gaps(ctx: Context) -> None:
     """Kubernetes kinds cfglint recognises but does not model (serving operators' custom
     resources, kustomize overlays): what they launch is not checked (partial)."""
+    if not ctx.sub.k8s_not_modelled:
+        return
     from ..k8s import NOT_MODELLED
 
     for kind, span in ctx.sub.k8s_not_modelled:

@@ -9,13 +9,16 @@ resources), so these rules see the engine's settings and its pod together.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from ..k8s import Container
 from ..model import Finding, Located, Span, parse_int
 from ..yamlsrc import YMap, YScalar, YSeq
 from . import Context, here, rule
 from .image import MARKERS
 from .topology import gpus_per_instance, node_group
+
+if TYPE_CHECKING:   # cfglint.k8s is imported only by a run that reads a Kubernetes manifest
+    from ..k8s import Container
 
 RESOURCE_VENDOR = {"nvidia.com/gpu": "NVIDIA", "amd.com/gpu": "AMD"}
 # node labels that name the GPU product of a node
@@ -32,7 +35,7 @@ _UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P
 def _engines_in_pods(ctx: Context):
     """(process, container) for each engine process a Kubernetes container starts."""
     for p in ctx.deployment.engine_processes():
-        if isinstance(p.pod, Container):
+        if p.pod is not None:   # set only by cfglint.k8s, to the k8s.Container that starts it
             yield p, p.pod
 
 
