@@ -451,10 +451,7 @@ def parse_yaml(text: str, path: str, c_loader: bool = True) -> YNode | None:
     Raises YamlError for syntax errors, several documents, nesting too deep (flow collections
     nested deeper than MAX_FLOW_DEPTH, see :func:`flow_depth`) or alias bombs.
     """
-    depth = flow_depth(text, MAX_FLOW_DEPTH)
-    if depth > MAX_FLOW_DEPTH:
-        raise YamlError(f"YAML nesting is too deep to parse: flow collections ([...] or {{...}}) nested deeper "
-                        f"than {MAX_FLOW_DEPTH} levels (no engine configuration nests so deep)")
+    _refuse_deep_flow(text)
     if c_loader:
         done, root = _parse_c(text, path)
         if done:
@@ -464,6 +461,13 @@ def parse_yaml(text: str, path: str, c_loader: bool = True) -> YNode | None:
     except (yaml.YAMLError, RecursionError) as err:
         raise _error(err, text, path) from None
     return _finish(docs, text, path)
+
+
+def _refuse_deep_flow(text: str) -> None:
+    """Raise YamlError when flow collections nest deeper than MAX_FLOW_DEPTH (:func:`flow_depth`)."""
+    if flow_depth(text, MAX_FLOW_DEPTH) > MAX_FLOW_DEPTH:
+        raise YamlError(f"YAML nesting is too deep to parse: flow collections ([...] or {{...}}) nested deeper "
+                        f"than {MAX_FLOW_DEPTH} levels (no engine configuration nests so deep)")
 
 
 def parse_yaml_all(text: str, path: str, c_loader: bool = True, keep_empty: bool = False) -> list[YNode]:
@@ -478,10 +482,7 @@ def parse_yaml_all(text: str, path: str, c_loader: bool = True, keep_empty: bool
     expand to at most MAX_NODES nodes. Raises YamlError as :func:`parse_yaml` does, except
     that several documents are no error.
     """
-    depth = flow_depth(text, MAX_FLOW_DEPTH)
-    if depth > MAX_FLOW_DEPTH:
-        raise YamlError(f"YAML nesting is too deep to parse: flow collections ([...] or {{...}}) nested deeper "
-                        f"than {MAX_FLOW_DEPTH} levels (no engine configuration nests so deep)")
+    _refuse_deep_flow(text)
     if c_loader:
         done, found = _parse_c_all(text, path)
         if done:
