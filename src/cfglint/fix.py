@@ -108,15 +108,21 @@ def _plan(fs: list[Finding], tf: TextFile, notes: list[str]) -> list[Edit]:
     return out
 
 
+def _active_per_file(findings: list[Finding], files: dict, attr: str) -> dict[str, list[Finding]]:
+    """Active (not suppressed) findings that carry ``attr`` (``fix`` or ``move``), per file the lint read."""
+    per_file: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if getattr(f, attr) is not None and not f.suppressed and f.span.path in files:
+            per_file[f.span.path].append(f)
+    return per_file
+
+
 def apply_fixes(findings: list[Finding], files: dict[str, TextFile]) -> FixReport:
     """Apply the fixes of active (not suppressed) findings to the files they are in. ``files``
     maps a display path to the file as the lint read it (:attr:`LintResult.files`). A file is
     written only when its bytes on disk are still the bytes the lint read (a file gone or
     unreadable since counts as changed). Raises OSError when a file cannot be written."""
-    per_file: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        if f.fix is not None and not f.suppressed and f.span.path in files:
-            per_file[f.span.path].append(f)
+    per_file = _active_per_file(findings, files, "fix")
     report = FixReport()
     for display, fs in per_file.items():
         tf = files[display]
@@ -151,10 +157,7 @@ def apply_moves(findings: list[Finding], files: dict[str, TextFile], skip: set[s
     changed since the lint read them are not written, with a note; so are a move whose target
     is already set or lies under a value that is not a mapping, and files with anchors, aliases
     or merge keys (a moved key could be shared). Raises OSError when a file cannot be written."""
-    per_file: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        if f.move is not None and not f.suppressed and f.span.path in files:
-            per_file[f.span.path].append(f)
+    per_file = _active_per_file(findings, files, "move")
     report = FixReport()
     for display, fs in per_file.items():
         tf = files[display]
