@@ -473,3 +473,18 @@ def test_engine_version_comes_from_the_image_tag(tmp_path, kb):
     again = run(str(d), kb)
     assert [str(c) for c in again.changes] == ["engine.version: 0.5.3 -> 0.5.4"]
     assert '  version: "0.5.4"\n' in again.after                       # its quoting kept
+
+
+def test_launch_text_in_a_fill_in_comment_cannot_add_keys_to_the_manifest(tmp_path):
+    # a model path with line breaks is quoted in the model field's FILL IN comment: escaped there
+    d = tmp_path / "sub"
+    d.mkdir()
+    (d / "launch.sh").write_text('#!/bin/bash\nvllm serve "/models/x\nsubmitter: INJECTED\nprecision: FP8 #" '
+                                 "--tensor-parallel-size 8\n", encoding="utf-8")
+    r = _cli(str(d))
+    assert r.exit_code == 0, r.output
+    text = (d / "submission.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    assert data["submitter"] is None and data["precision"] is None and "INJECTED" not in str(data)
+    assert "/models/x\\nsubmitter: INJECTED\\nprecision: FP8 #" in text   # shown, as one comment line
+

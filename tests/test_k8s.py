@@ -445,3 +445,34 @@ def test_a_flag_on_the_second_line_of_a_quoted_sh_c_string_is_placed_at_its_colu
     col = 18 + second.index("--mem-fraction-statik")
     flg = [f for f in only(lint(sub), "FLG001") if "--mem-fraction-statik" in f[4]]
     assert [(f[1], f[2], f[3]) for f in flg] == [("lws.yaml", line, col)]
+
+
+def test_env_values_that_double_at_each_entry_stay_as_written_past_the_bound(tmp_path):
+    # A1 = $(A0)$(A0), A2 = $(A1)$(A1), ...: 40 entries of a 2 KB manifest would expand to
+    # 16 x 2**39 characters; past k8s.MAX_EXPANDED a value is kept as written (not known)
+    from cfglint import k8s
+
+    env = "".join(f'    - {{name: A{i}, value: "$(A{i - 1})$(A{i - 1})"}}\n' for i in range(1, 40))
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: c\n"
+        "    image: vllm/vllm-openai:v0.10.1\n"
+        "    command: [vllm, serve, m, --tensor-parallel-size, $(A39)]\n"
+        '    env:\n    - {name: A0, value: "xxxxxxxxxxxxxxxx"}\n' + env, encoding="utf-8")
+    result = lint_paths([str(tmp_path / "pod.yaml")])
+    assert k8s.MAX_EXPANDED < 16 * 2 ** 39
+    assert not [f for f in result.findings if f.rule_id == "IO001"]
+    cov = [f for f in result.findings if f.rule_id == "COV001"]
+    assert cov and "checks that use tp (vllm serve): its value is a shell variable" in cov[0].message   # said, not guessed
+
+
+def test_a_lone_surrogate_from_a_yaml_escape_is_written_as_an_escape_in_text_output(tmp_path, cfglint_exe):
+    import subprocess
+
+    (tmp_path / "pod.yaml").write_text(
+        'apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: c\n'
+        '    image: vllm/vllm-openai:v0.10.1\n    command: ["vllm", "serve", "m", "--x\\uD800"]\n', encoding="utf-8")
+    for fmt in ("text", "github"):
+        out = subprocess.run([str(cfglint_exe), "check", "-f", fmt, "pod.yaml"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+        assert "--x\\ud800" in out.stdout, fmt

@@ -85,3 +85,22 @@ def test_docs_into_a_special_or_unwritable_target_is_one_line(tmp_path, target, 
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(f"cfglint: error: {why}"), proc.stderr
     assert (tmp_path / "file").read_text() == "x"
+
+
+def test_docs_never_replaces_a_file_it_did_not_write(tmp_path):
+    # `cfglint docs .` in a repository would have replaced its README.md with the rule index
+    from click.testing import CliRunner
+
+    from cfglint.cli import main
+
+    mine = tmp_path / "README.md"
+    mine.write_text("# my project\n", encoding="utf-8")
+    r = CliRunner().invoke(main, ["docs", str(tmp_path)])
+    assert r.exit_code == 2 and "README.md exists and was not written by cfglint docs" in r.output
+    assert mine.read_text(encoding="utf-8") == "# my project\n" and not (tmp_path / "RED001.md").exists()
+    # a directory cfglint docs filled is filled again (the pages are regenerated in place)
+    mine.unlink()
+    assert CliRunner().invoke(main, ["docs", str(tmp_path)]).exit_code == 0
+    (tmp_path / "RED001.md").write_text("# RED001 old text\n", encoding="utf-8")
+    assert CliRunner().invoke(main, ["docs", str(tmp_path)]).exit_code == 0
+    assert (tmp_path / "RED001.md").read_text(encoding="utf-8").startswith("# RED001 unredacted-host-path")

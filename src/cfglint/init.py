@@ -635,6 +635,15 @@ def _plain(v: Any) -> Any:
 TODO = "FILL IN"
 
 
+def _comment(text: str) -> str:
+    """``text`` for a YAML comment: it quotes the launch (a model path, a parser name), so a line
+    break or control character in it is written as an escape: it can neither end the comment and
+    add keys to the manifest nor drive a terminal that shows the file."""
+    from .neutral import neutralize
+
+    return neutralize(text)
+
+
 def new_manifest(d: Derived) -> str:
     """A new ``submission.yaml`` (text) from what was derived: the fields that could not be
     derived are ``null`` with a ``# FILL IN: ...`` comment (SUB001 reports them until they are)."""
@@ -647,7 +656,7 @@ def new_manifest(d: Derived) -> str:
     def put(mapping, key, value, why: str | None = None):
         mapping[key] = value
         if why:
-            mapping.yaml_add_eol_comment(f"{TODO}: {why}", key)
+            mapping.yaml_add_eol_comment(_comment(f"{TODO}: {why}"), key)
 
     put(top, "submitter", None, TO_FILL["submitter"])
     put(top, "model", m.get("model"), None if "model" in m else f"Hugging Face repo id (owner/name); {miss.get('model', '')}")
@@ -664,8 +673,8 @@ def new_manifest(d: Derived) -> str:
     if "orchestrator" in m["engine"]:
         engine["orchestrator"] = m["engine"]["orchestrator"]
     elif "engine.orchestrator" in miss:
-        engine.yaml_add_eol_comment(f"add orchestrator: dynamo if Dynamo runs the workers ({miss['engine.orchestrator']})",
-                                    "name")
+        engine.yaml_add_eol_comment(_comment(f"add orchestrator: dynamo if Dynamo runs the workers "
+                                             f"({miss['engine.orchestrator']})"), "name")
     top["engine"] = engine
     serving = CommentedMap()
     serving["mode"] = m["serving"]["mode"]
@@ -703,7 +712,7 @@ def new_manifest(d: Derived) -> str:
     top["files"] = files
     head = [f"Written by `cfglint init` from the launch files; fill in the fields marked {TODO}, then run "
             "`cfglint check`."]
-    head += [f"The launch sets a {p}; the manifest has no field for it." for p in d.parsers]
+    head += [_comment(f"The launch sets a {p}; the manifest has no field for it.") for p in d.parsers]
     top.yaml_set_start_comment("\n".join(head))
     return _dump(_rt_yaml(), top)
 

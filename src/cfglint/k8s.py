@@ -65,6 +65,8 @@ MODELLED = ("Deployment", "StatefulSet", "ReplicaSet", "Job", "Pod", "LeaderWork
             "DynamoGraphDeployment", "RoleBasedGroup", "ModelServing", "StormService")
 MAX_OBJECTS = 256      # Kubernetes objects read per file
 MAX_CONTAINERS = 64    # containers turned into commands per file
+MAX_EXPANDED = 65_536  # characters a $(VAR) expansion may make: each value may use earlier ones twice,
+                       # doubling per entry (a 1 KB manifest asked for gigabytes); longer stays as written
 
 
 @dataclass(slots=True)
@@ -459,13 +461,15 @@ def _expand(text: str, where: list[tuple[int, int]] | None, span: Span, env: _En
     """``text`` with Kubernetes' ``$(VAR)`` references expanded from ``env``: (text, positions
     of its characters, static). A reference to a value known only at run time stays unknown:
     in a shell script it becomes ``${VAR}`` (the same length: the shell sees a variable it
-    cannot know), in an argument the word is not static. ``$$`` is one ``$``."""
+    cannot know), in an argument the word is not static. ``$$`` is one ``$``. A text that would
+    grow past :data:`MAX_EXPANDED` characters is returned as written, not static."""
     if "$" not in text:
         return text, where, True
     out: list[str] = []
     pos_out: list[tuple[int, int]] | None = [] if where is not None else None
     static = True
     i = 0
+    size = len(text)
     for m in _REF.finditer(text):
         out.append(text[i:m.start()])
         if pos_out is not None and where is not None:
@@ -485,6 +489,9 @@ def _expand(text: str, where: list[tuple[int, int]] | None, span: Span, env: _En
                 static = static and shell
             else:
                 rep = got[0]
+                size += len(rep)
+                if size > MAX_EXPANDED:   # not expanded: the text as written, a value not known
+                    return text, where, False
                 at = got[2] if got[2] is not None and len(got[2]) == len(rep) else None
                 rep_pos = at if at is not None else ([ref_pos[0]] * len(rep) if ref_pos else None)
         out.append(rep)

@@ -30,9 +30,9 @@ SARIF viewer.
 
 :func:`neutralize_strict` is :func:`neutralize` for the formats other programs parse strictly
 (JUnit XML, GitLab Code Quality JSON, reviewdog's rdjson, :mod:`cfglint.ciformats`): it also
-escapes what XML 1.0 does not allow anywhere in a document (U+FFFE, U+FFFF) and a lone
-surrogate (U+D800-U+DFFF: from a YAML ``"\\uD800"`` escape; no UTF-8 text can hold one, so a
-JSON parser may refuse its ``\\ud800`` escape), so any text makes a well-formed document.
+escapes what XML 1.0 does not allow anywhere in a document (U+FFFE, U+FFFF), so any text makes
+a well-formed document. A lone surrogate (U+D800-U+DFFF, from a YAML ``"\\uD800"`` escape) is
+escaped by :func:`neutralize` itself: no UTF-8 output (a terminal, a file) can hold one.
 :func:`markdown_message` is that, with ``[``, ``]`` and ``<`` escaped for a reader that
 renders the message as Markdown (reviewdog posts it as a pull-request comment): input can form
 no link, image or HTML tag.
@@ -44,8 +44,9 @@ import re
 from bisect import bisect_left
 
 # characters escaped wherever they occur, as the inside of a regular expression's character class
-# (tab, U+0009, is kept)
-UNSAFE_CHARS = r"\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+# (tab, U+0009, is kept); lone surrogates too: a YAML "\uD800" escape makes one, and no output
+# can encode it as UTF-8
+UNSAFE_CHARS = r"\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 
 
 def _planner(unsafe: str, line_start: str) -> re.Pattern:

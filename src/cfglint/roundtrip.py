@@ -33,7 +33,7 @@ def dump(y, data) -> str:
 def style_of(text: str):
     """The ruamel.yaml settings (width, indents) that write ``text`` back most nearly as it is
     (ruamel.yaml keeps comments, order and quoting, not the indentation or line width)."""
-    import difflib
+    from collections import Counter
 
     from ruamel.yaml.util import load_yaml_guess_indent
 
@@ -49,8 +49,10 @@ def style_of(text: str):
                     continue
                 y = rt_yaml(width, mapping, sequence, offset)
                 out = dump(y, y.load(text))
-                n = 0 if out == text else sum(1 for d in difflib.ndiff(text.splitlines(), out.splitlines())
-                                                if d[:1] in "+-")
+                # lines only one side has (a multiset difference: linear, where a diff per setting
+                # tried was quadratic in long lists)
+                a, b = Counter(text.splitlines()), Counter(out.splitlines())
+                n = 0 if out == text else sum(((a - b) + (b - a)).values())
                 if best is None or n < best[0]:
                     best = (n, (width, mapping, sequence, offset), out)
                 if n == 0:
