@@ -35,10 +35,6 @@ def run() -> None:
     --jobs pool is shut down inside the run); the shell-parse worker is killed and reaped (it
     holds nothing to flush). Output is flushed first; a string or None exit code, or a flush
     that fails (a closed pipe), takes the interpreter's own exit path as before."""
-    import gc
-
-    # fewer collector passes: a run makes many objects and few cycles (~2% of a run's time)
-    gc.set_threshold(10_000, 10, 10)
     try:
         main()
         code: object = 0

@@ -15,8 +15,8 @@ SHA-256 of the cache format, cfglint's version, the source of the modules that d
 stored (:data:`SOURCES`, read once per process) and the content of every file the entry was built
 from, so an edit of any file, another cfglint (even at the same version) or another
 ``--knowledge`` file gives another key. The content of the bundled files is known by its SHA-256,
-which :func:`digests` takes from an index entry (``ix-<key>.json``: each file's lstat and digest)
-for a file whose lstat is unchanged and was not changed within :data:`RACY_NS` of the index being
+which :func:`digests` takes from an index entry (``ix-<key>.json``: each file's stat and digest)
+for a file whose stat is unchanged and was not changed within :data:`RACY_NS` of the index being
 written (git's index rule), so a warm run neither reads nor hashes the ~900 KB of knowledge YAML.
 
 Safety (README, threat model): the key depends only on public files, so anyone who can put a file
@@ -213,7 +213,8 @@ RACY_NS = 2_000_000_000   # a file changed this close to (or after) the index wa
 
 def digests(files: dict[str, str]) -> dict[str, str]:
     """SHA-256 (hex) of each file (name -> path), names in the given order. A file whose
-    lstat (device, inode, size, modification and change times in ns) equals what a stored index
+    stat (device, inode, size, modification and change times in ns; through a link, of the file
+    read) equals what a stored index
     holds for it is not read again: it takes the index's digest, as git's index does, and like
     git a file changed within :data:`RACY_NS` before the index was written is read and hashed
     (the times cannot tell its two versions apart). Any other difference, a new or missing
@@ -222,7 +223,7 @@ def digests(files: dict[str, str]) -> dict[str, str]:
     k = key("digests", list(files.items()))
     stats: dict[str, list[int]] = {}
     for name, path in files.items():
-        st = os.lstat(path)
+        st = os.stat(path)   # the file read (through a link, as read_bytes reads it)
         stats[name] = [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
     try:
         part = (read(k, INDEX_PREFIX) or {}).get("index")
