@@ -238,6 +238,25 @@ def _secret_references() -> frozenset[str]:
     return frozenset(str(k).lower().replace("_", "").replace("-", "") for k in keys.get("secret_reference_keys") or [])
 
 
+@lru_cache(maxsize=64)
+def _multiline(pattern: re.Pattern) -> re.Pattern:
+    return re.compile(pattern.pattern, pattern.flags | re.MULTILINE)
+
+
+def _anywhere(pattern: re.Pattern, text: str) -> bool:
+    """Whether ``pattern`` may match in some line of ``text``: it matches the whole text with ^
+    and $ at line ends (a match inside one line is a match of the whole text; one across lines
+    only makes this True without a line match, which the line scan then finds not)."""
+    return _multiline(pattern).search(text) is not None
+
+
+def _may_name_a_key(text: str, names: set[str], suffixes: tuple[str, ...]) -> bool:
+    """Whether some key of ``text`` may name a credential (:func:`_credential_key`): a key, lower
+    case without '_' and '-', is a substring of the text made the same way."""
+    squashed = text.lower().replace("_", "").replace("-", "")
+    return any(n in squashed for n in names) or any(x in squashed for x in suffixes)
+
+
 def _key_matches(line: str, keys: dict):
     """(name, value start, value) of each ``key: value`` / ``NAME=value`` in ``line`` whose key
     names a credential."""
@@ -454,14 +473,21 @@ def check_secrets(ctx: Context):
 
     for tf in ctx.sub.texts:
         regions = prose.get(tf.display) or []
-        before = _commands_text(tf.text) if any(after for *_, after in shapes) else None
+        # what a file cannot hold anywhere is not looked for line by line (most files hold no
+        # credential): a pattern without a match in the whole text (^ and $ at line ends) has
+        # none in any line, a name that is no substring of it is in no line
+        text_tokens = [(what, pattern) for what, pattern in tokens if _anywhere(pattern, tf.text)]
+        text_shapes = [shape for shape in shapes if _anywhere(shape[1], tf.text)]
+        text_names = {n for n in names if n in tf.text}
+        text_keys = keys if _may_name_a_key(tf.text, key_names, key_suffixes) else {}
+        before = _commands_text(tf.text) if any(after for *_, after in text_shapes) else None
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
             hits = []
-            for what, pattern in tokens:
+            for what, pattern in text_tokens:
                 for m in pattern.finditer(line):
                     hits.append((m.start(), m.group(0), f"{what} {mask(m.group(0))} is published; revoke it and "
                                                         f"pass it from the environment"))
-            for what, pattern, after in shapes:
+            for what, pattern, after in text_shapes:
                 for m in pattern.finditer(line):
                     v = m.group("secret")
                     if after is not None and not after.search(before[lineno - 1] + line[:m.start()]):
@@ -469,14 +495,14 @@ def check_secrets(ctx: Context):
                     if _literal(v, not_secret, placeholder_re):
                         hits.append((m.start("secret"), v, f"{what} {mask(v)} is published; revoke it and pass "
                                                            f"it from the environment"))
-            for m in assignments(line, names):
+            for m in assignments(line, text_names):
                 if regions and inside(regions, lineno, m.start("name") + 1):
                     continue  # echo "  --api-key KEY  ...": help text, not a setting
                 v = m.group("value")
                 if _literal(v, not_secret, placeholder_re):
                     hits.append((m.start("value"), v, f"{m.group('name')} is given the literal credential {mask(v)}; "
                                                       f"pass it from the environment instead"))
-            for name, start, v in _key_matches(line, keys):
+            for name, start, v in _key_matches(line, text_keys):
                 if regions and inside(regions, lineno, start + 1):
                     continue
                 if _literal(v, not_secret, placeholder_re) and not _NUMBER.fullmatch(v) and v not in ("yes", "no", "on", "off"):
