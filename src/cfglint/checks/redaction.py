@@ -257,10 +257,9 @@ def _may_name_a_key(text: str, names: set[str], suffixes: tuple[str, ...]) -> bo
     return any(n in squashed for n in names) or any(x in squashed for x in suffixes)
 
 
-def _key_matches(line: str, keys: dict):
+def _key_matches(line: str, names: set[str], suffixes: tuple[str, ...]):
     """(name, value start, value) of each ``key: value`` / ``NAME=value`` in ``line`` whose key
-    names a credential."""
-    names, suffixes = _key_names(keys)
+    names a credential (``names``, ``suffixes``: :func:`_key_names`, made once per check)."""
     if not names and not suffixes:
         return
     for m in _KEYED.finditer(line):
@@ -479,7 +478,7 @@ def check_secrets(ctx: Context):
         text_tokens = [(what, pattern) for what, pattern in tokens if _anywhere(pattern, tf.text)]
         text_shapes = [shape for shape in shapes if _anywhere(shape[1], tf.text)]
         text_names = {n for n in names if n in tf.text}
-        text_keys = keys if _may_name_a_key(tf.text, key_names, key_suffixes) else {}
+        scan_keys = _may_name_a_key(tf.text, key_names, key_suffixes)
         before = _commands_text(tf.text) if any(after for *_, after in text_shapes) else None
         for lineno, line in enumerate(tf.text.split("\n"), start=1):
             hits = []
@@ -502,7 +501,7 @@ def check_secrets(ctx: Context):
                 if _literal(v, not_secret, placeholder_re):
                     hits.append((m.start("value"), v, f"{m.group('name')} is given the literal credential {mask(v)}; "
                                                       f"pass it from the environment instead"))
-            for name, start, v in _key_matches(line, text_keys):
+            for name, start, v in (_key_matches(line, key_names, key_suffixes) if scan_keys else ()):
                 if regions and inside(regions, lineno, start + 1):
                     continue
                 if _literal(v, not_secret, placeholder_re) and not _NUMBER.fullmatch(v) and v not in ("yes", "no", "on", "off"):
