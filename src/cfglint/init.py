@@ -741,6 +741,17 @@ def _set(mapping, key: str, new: Any, where: str, changes: list[Change]) -> None
         mapping[key] = new
 
 
+def _holder(mapping, key: str, empty: type):
+    """``mapping[key]`` when it is a mapping (``empty`` CommentedMap) or a list (CommentedSeq),
+    else an empty one set there in ORDER's place: the place changed values go, not a change of
+    its own (the values set in it are the changes)."""
+    have = mapping.get(key)
+    if isinstance(have, dict if issubclass(empty, dict) else list):
+        return have
+    _set(mapping, key, empty(), key, [])
+    return mapping[key]
+
+
 def _algorithm_family(engine: str | None, name: Any) -> Any:
     """SGLang runs EAGLE, EAGLE3 and MTP draft heads through one algorithm (SPEC001's rule)."""
     from .checks.speculative import DISTINCT
@@ -799,26 +810,14 @@ def plan(doc, d: Derived, kb: Knowledge) -> list[Change]:
     for key in ("model", "precision"):
         if key in m and not agrees(key, m[key], _plain(doc.get(key)), kb):
             _set(doc, key, m[key], key, changes)
-    eng = doc.get("engine")
-    if not isinstance(eng, dict):
-        _set(doc, "engine", CommentedMap(), "engine", changes)
-        changes.pop()
-        eng = doc["engine"]
+    eng = _holder(doc, "engine", CommentedMap)
     for key in ("name", "version", "orchestrator"):
         if key in m["engine"] and not agrees(f"engine.{key}", m["engine"][key], _plain(eng.get(key))):
             _set(eng, key, m["engine"][key], f"engine.{key}", changes)
-    serving = doc.get("serving")
-    if not isinstance(serving, dict):
-        _set(doc, "serving", CommentedMap(), "serving", changes)
-        changes.pop()
-        serving = doc["serving"]
+    serving = _holder(doc, "serving", CommentedMap)
     if serving.get("mode") != m["serving"]["mode"]:
         _set(serving, "mode", m["serving"]["mode"], "serving.mode", changes)
-    roles = serving.get("roles")
-    if not isinstance(roles, list):
-        _set(serving, "roles", CommentedSeq(), "serving.roles", changes)
-        changes.pop()
-        roles = serving["roles"]
+    roles = _holder(serving, "roles", CommentedSeq)
     have = {r.get("name"): r for r in roles if isinstance(r, dict)}
     for r in m["serving"]["roles"]:
         where = f"serving.roles[{r['name']}]"
@@ -855,20 +854,14 @@ def plan(doc, d: Derived, kb: Knowledge) -> list[Change]:
             _set(doc, "speculative_decoding", CommentedMap(spec), "speculative_decoding", changes)
     if "accelerators_used" in m and _plain(doc.get("accelerators_used")) != m["accelerators_used"]:
         _set(doc, "accelerators_used", m["accelerators_used"], "accelerators_used", changes)
-    files = doc.get("files")
-    if not isinstance(files, dict):
-        _set(doc, "files", CommentedMap(), "files", changes)
-        changes.pop()
-        files = doc["files"]
+    files = _holder(doc, "files", CommentedMap)
     for key in ("launch", "configs", "deploy"):
         derived = m["files"].get(key, [])
         listed = files.get(key)
         if not isinstance(listed, list):
             if not derived:
                 continue
-            _set(files, key, CommentedSeq(), f"files.{key}", changes)
-            changes.pop()
-            listed = files[key]
+            listed = _holder(files, key, CommentedSeq)
         by_path = {_file_key(i): i for i in listed}
         for item in list(listed):   # entries naming a file that is not there (SUB002)
             k = _file_key(item)
