@@ -232,12 +232,13 @@ def test_the_golden_findings_with_a_cold_and_a_warm_cache(cache):
 
 
 def test_a_memoized_manifest_skips_jsonschema_and_a_changed_one_is_validated(cache, tmp_path):
-    """A manifest that passed the schema is not validated again (jsonschema is not even imported);
+    """A manifest that passed the schema is not validated again (no validator is even imported:
+    the fast check, jsonschema-rs, passed it; jsonschema only runs on a manifest it does not pass);
     any change to it is validated, and its errors are reported as without the memo."""
     sub = copy_submission(SUB, tmp_path)
     script = ("import sys; from cfglint.lint import lint_paths; "
               "r = lint_paths([sys.argv[1]]); "
-              "print(sorted({f.rule_id for f in r.findings}), 'jsonschema' in sys.modules)")
+              "print(sorted({f.rule_id for f in r.findings}), 'jsonschema' in sys.modules, 'jsonschema_rs' in sys.modules)")
     env = dict(os.environ, CFGLINT_CACHE_DIR=str(cache))
 
     def run():
@@ -246,10 +247,10 @@ def test_a_memoized_manifest_skips_jsonschema_and_a_changed_one_is_validated(cac
         assert out.returncode == 0, out.stderr
         return out.stdout.strip()
 
-    assert run() == "['COV001'] True"           # validated, clean: remembered
-    assert run() == "['COV001'] False"          # same data: no validation needed
+    assert run() == "['COV001'] False True"      # validated (the fast check), clean: remembered
+    assert run() == "['COV001'] False False"     # same data: no validation needed
     assert replace_once(sub / "submission.yaml", "schema_version: 1", "schema_version: 1\nsurprise: 1") == 1
-    assert run() == "['COV001', 'SUB001'] True"
+    assert run() == "['COV001', 'SUB001'] True True"
     _forget()
     found = only(lint(sub), "SUB001")
     assert len(found) == 1 and found[0][1:3] == ("submission.yaml", 2) and "'surprise'" in found[0][4]

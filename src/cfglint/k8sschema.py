@@ -142,17 +142,11 @@ def validate_object(node: YNode | None, display: str, patch: bool = False) -> Ob
                                            kind_node.span)])
         return ObjectFindings(not_checked=NotChecked(CHECK, f"no schema for {api}/{kind}", kind_node.span))
     file, _ = SCHEMAS[(api, kind)]
-    from . import kbcache
     from . import validation
 
     data = to_python(node)
-    # an object that passed exactly this schema before passes again: a pre-commit run over an
-    # unchanged manifest then never imports jsonschema (the memo of validation.validate)
-    digest = key = None
-    if kbcache.enabled() and validation._small(node):
-        key = _memo_key(file)
-        digest = validation._digest(data) if key is not None and validation._usable(key) else None
-    if digest is not None and key is not None and digest in validation._passed(key):
+    clean, remember = validation.known_valid(lambda: _memo_key(file), lambda: _fast_validator(api, kind), node, data)
+    if clean:
         return ObjectFindings(schema=file)
     try:
         compiled = _validator(api, kind)
@@ -161,8 +155,8 @@ def validate_object(node: YNode | None, display: str, patch: bool = False) -> Ob
                                                      kind_node.span))
     capped = _Capped(compiled)
     raw = validation.schema_findings(RULE_ID, capped, node, data, display, _hint)
-    if not raw and digest is not None and key is not None:
-        validation._remember(key, digest)
+    if not raw:
+        remember()
     raw, partial = _placeholders(raw, node)
     if capped.stopped:
         partial.append(NotChecked(CHECK, f"only the first {MAX_ERRORS} schema errors of this {kind} are reported",
@@ -236,13 +230,19 @@ def _memo_key(file: str) -> str | None:
 
 
 @lru_cache(maxsize=None)
+def _contents(file: str) -> Any:
+    """The parsed schema file ``schemas/k8s/<file>`` (read once)."""
+    with open(data_dir("schemas") / "k8s" / file, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+@lru_cache(maxsize=None)
 def _resource(file: str):
-    """The parsed schema file ``schemas/k8s/<file>`` as a referencing Resource (read once)."""
+    """The parsed schema file ``schemas/k8s/<file>`` as a referencing Resource (made once)."""
     from referencing import Resource
     from referencing.jsonschema import DRAFT202012
 
-    with open(data_dir("schemas") / "k8s" / file, encoding="utf-8") as fh:
-        return Resource.from_contents(json.load(fh), default_specification=DRAFT202012)
+    return Resource.from_contents(_contents(file), default_specification=DRAFT202012)
 
 
 def _retrieve(uri: str):
@@ -252,6 +252,38 @@ def _retrieve(uri: str):
     if not re.fullmatch(r"[A-Za-z0-9._-]+\.json", name):
         raise NoSuchResource(ref=uri)
     return _resource(name)
+
+
+@lru_cache(maxsize=None)
+def _fast_validator(api: str, kind: str):
+    """The jsonschema-rs validator of one kind (:func:`cfglint.fastschema.compile_schema`, once
+    per process; None when there is none or a schema file cannot be read)."""
+    from .fastschema import compile_schema
+
+    file, pointer = SCHEMAS[(api, kind)]
+    names = sorted({file, "core.json"})
+    try:
+        if not all(map(_fast_supported, names)):
+            return None
+        documents = {f"{BASE}{name}": _contents(name) for name in names}
+    except (OSError, ValueError):
+        return None
+
+    def document(uri: str) -> Any:   # what a $ref to another file names: only these two files
+        if uri.split("#", 1)[0] not in documents:
+            raise ValueError(f"no schema document {uri}")
+        return documents[uri.split("#", 1)[0]]
+
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": f"{BASE}{file}#{pointer}"}
+    return compile_schema(schema, documents=document)
+
+
+@lru_cache(maxsize=None)
+def _fast_supported(file: str) -> bool:
+    """Whether ``schemas/k8s/<file>`` uses only keywords the fast check shares with jsonschema."""
+    from .fastschema import supported
+
+    return supported(_contents(file))
 
 
 @lru_cache(maxsize=None)
@@ -342,7 +374,7 @@ def _hint(path: tuple, key: str) -> str | None:
 def _core_fields(name: str) -> frozenset:
     """Property names of one definition of core.json."""
     try:
-        return frozenset((_resource("core.json").contents["$defs"][name].get("properties") or {}))
+        return frozenset((_contents("core.json")["$defs"][name].get("properties") or {}))
     except (OSError, ValueError, KeyError):
         return frozenset()
 

@@ -49,7 +49,7 @@ MAX_ENTRY_BYTES = 16 << 20     # the bundled knowledge is ~0.6 MB as JSON
 MAX_ENTRIES = 16               # entries kept in the directory; the oldest written are removed
 PREFIX, SUFFIX = "kb-", ".json"
 INDEX_PREFIX = "ix-"           # the digests' index entries (:func:`digests`), pruned apart from the data
-SOURCES = ("kbcache.py", "knowledge.py", "validation.py")   # modules deciding what an entry holds
+SOURCES = ("kbcache.py", "knowledge.py", "validation.py", "fastschema.py")   # modules deciding what an entry holds
 
 
 

@@ -7,7 +7,7 @@ import re
 import sys
 from dataclasses import field
 
-from . import suppress
+from . import suppress, validation
 from .checks import all_rules, run_checks
 from .discover import MANIFEST, discover, display_path
 from .extract import Deployment, extract
@@ -183,6 +183,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
     findings point at (:class:`SourceLines`), the whole file when it has fixes (``files``)."""
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
+    validation.new_run()
     targets = discover(paths)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()

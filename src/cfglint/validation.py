@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from .knowledge import data_dir
 from .model import Finding, Span, quote
@@ -24,42 +24,94 @@ def validator(name: str):
 
 
 def validate(rule_id: str, name: str, node: YNode, data: Any, display: str, unknown_key_hint=None) -> list[Finding]:
-    """:func:`schema_findings` of ``data`` against ``schemas/<name>``, skipped (no findings) when
-    exactly this data already passed exactly this schema with this jsonschema and cfglint (see
-    :func:`_passed_key`): a pre-commit run over an unchanged manifest then never imports
-    jsonschema, the largest import of a one-submission run. The digest is only computed when
-    the cache is usable and ``node`` expands to at most :data:`MAX_MEMO_NODES` nodes and
-    :data:`MAX_MEMO_CHARS` characters (measured without expanding: a small file of aliases can
-    stand for gigabytes of JSON)."""
+    """:func:`schema_findings` of ``data`` against ``schemas/<name>``; none, without running
+    jsonschema, when :func:`known_valid` says the data passes (it passed before, or
+    jsonschema-rs finds it valid)."""
+    clean, remember = known_valid(lambda: _passed_key(name), lambda: fast_validator(name), node, data)
+    if clean:
+        return []
+    out = schema_findings(rule_id, validator(name), node, data, display, unknown_key_hint, advice=True)
+    if not out:
+        remember()
+    return out
+
+
+def known_valid(memo_key: Callable[[], str | None], fast: Callable[[], Any], node: YNode | None,
+                data: Any) -> tuple[bool, Callable[[], None]]:
+    """Whether ``data`` (``node`` as plain data) is known to pass a schema without jsonschema:
+    (True, _) when exactly this data passed exactly this schema before (the memo, see below) or
+    the fast validator ``fast()`` (:mod:`cfglint.fastschema`; None when there is none) finds it
+    valid; else (False, remember), and ``remember()`` records a pass found by jsonschema.
+
+    The memo (a pre-commit run over an unchanged manifest then imports neither validator) is
+    looked up for the first :data:`MEMO_DOCS` documents of a run, only when the cache is usable
+    and ``node`` expands to at most :data:`MAX_MEMO_NODES` nodes and :data:`MAX_MEMO_CHARS`
+    characters (measured without expanding: a small file of aliases can stand for gigabytes of
+    JSON); past them (a corpus) the fast validator alone is cheaper than a digest.
+    ``memo_key()`` names the memo of this schema (None: no memo)."""
+    global _looked_up
     from . import kbcache
 
     digest = key = None
-    if kbcache.enabled() and _small(node):
-        key = _passed_key(name)
+    if _looked_up < MEMO_DOCS and kbcache.enabled() and _small(node):
+        _looked_up += 1
+        key = memo_key()
         digest = _digest(data) if key is not None and _usable(key) else None
-    if digest is not None and key is not None and digest in _passed(key):
-        return []
-    out = schema_findings(rule_id, validator(name), node, data, display, unknown_key_hint, advice=True)
-    if not out and digest is not None and key is not None:
-        _remember(key, digest)
-    return out
+        if digest is not None and key is not None and digest in _passed(key):
+            return True, _nothing
+
+    def remember() -> None:
+        if digest is not None and key is not None:
+            _remember(key, digest)
+
+    compiled = fast()
+    if compiled is not None:
+        from .fastschema import passes
+
+        if passes(compiled, data):
+            remember()
+            return True, _nothing
+    return False, remember
+
+
+def _nothing() -> None:
+    pass
+
+
+def new_run() -> None:
+    """Start counting a run's memo lookups and additions afresh (lint.lint_paths calls it)."""
+    global _added, _looked_up
+    _added = _looked_up = 0
+
+
+@lru_cache(maxsize=None)
+def fast_validator(name: str):
+    """The jsonschema-rs validator of ``schemas/<name>`` (:func:`cfglint.fastschema.compile_schema`;
+    None when there is none)."""
+    from .fastschema import compile_schema
+
+    with open(data_dir("schemas") / name, encoding="utf-8") as fh:
+        return compile_schema(json.load(fh))
 
 
 MAX_MEMO_NODES = 20_000     # the memo is for manifests (a real one: ~100 nodes, ~3 KB)
 MAX_MEMO_CHARS = 1 << 20    # characters of scalar text, every alias expanded
 MAX_PASSED = 4096        # digests of clean data kept per schema (~270 KB)
 MAX_NEW_PER_RUN = 8      # digests one run adds: the memo is for small runs (pre-commit); a corpus
-                         # run imports jsonschema anyway, and need not rewrite the memo per file
+                         # run imports the validators anyway, and need not rewrite the memo per file
+MEMO_DOCS = 16           # documents of a run looked up in the memo (a pre-commit run has a few)
 _passed_memo: dict[str, dict[str, None]] = {}   # memo key -> digests, oldest first (a dict: O(1) lookups)
 _usable_memo: dict[str, bool] = {}   # per memo key: was the cache directory usable (checked once)
 _added = 0
+_looked_up = 0   # documents of this run looked up in the memo
 
 
 @lru_cache(maxsize=None)
 def _passed_key(name: str) -> str | None:
     """Knowledge-cache key of the memo of data that passed ``schemas/<name>``: the schema's
-    content and the installed jsonschema (its file's path, size and time), besides cfglint's
-    version (kbcache.key). None when either cannot be read."""
+    content and the installed jsonschema and jsonschema-rs (each one's file path, size and
+    time), besides cfglint's version (kbcache.key). None when the schema or jsonschema cannot
+    be read."""
     import importlib.util
 
     from . import kbcache
@@ -67,11 +119,19 @@ def _passed_key(name: str) -> str | None:
 
     try:
         schema = read_bytes(str(data_dir("schemas") / name))
-        spec = importlib.util.find_spec("jsonschema")   # where it is, without importing it
-        st = os.stat(spec.origin)
+        installed = []
+        for module in ("jsonschema", "jsonschema_rs"):   # where each is, without importing it
+            spec = importlib.util.find_spec(module)
+            if spec is None:
+                installed.append(None)   # jsonschema-rs may be missing; jsonschema may not
+                continue
+            st = os.stat(spec.origin)
+            installed.append((spec.origin, st.st_size, st.st_mtime_ns))
     except (ReadError, OSError, AttributeError, TypeError, ValueError, ImportError):
         return None
-    return kbcache.key("schema-passed", name, kbcache.sha256(schema).hexdigest(), spec.origin, st.st_size, st.st_mtime_ns)
+    if installed[0] is None:
+        return None
+    return kbcache.key("schema-passed", name, kbcache.sha256(schema).hexdigest(), *installed)
 
 
 def _usable(key: str) -> bool:
