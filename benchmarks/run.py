@@ -24,6 +24,10 @@ the ratio cfglint / check-jsonschema, time per submission, and peak memory. Peak
 process of it (the command itself or a worker it waited for), not their sum. A last row is the
 one-submission case (one example directory against its one manifest, the pre-commit case).
 
+cfglint runs with a knowledge cache of this run's own (``CFGLINT_CACHE_DIR``: a temporary
+directory, warmed by one run on one example and removed at the end), so a warm cache is measured
+and whatever earlier runs left in ~/.cache/cfglint does not change the numbers.
+
 Outputs go to /dev/null; exit statuses other than 0 and 1 (1: findings / invalid) stop the run.
 Standard library only, plus the two tools it runs. Nothing here is a timed test.
 """
@@ -209,7 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_check_jsonschema and cjs is None:
         print("check-jsonschema not found (pip install -e '.[bench]'): cfglint only", file=sys.stderr)
     # the .pyc files are written once (a session may forbid it, and then every start recompiles)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "CFGLINT_NO_CACHE")}
+    # a knowledge cache of this run alone (mode 0700, outside any checkout), warmed below: what
+    # earlier runs left in ~/.cache/cfglint (the memo of documents that passed) does not count
+    cache = tempfile.mkdtemp(prefix="cfglint-bench-cache-")
+    env["CFGLINT_CACHE_DIR"] = cache
     jobs = cpus()
     work = args.work or Path(tempfile.mkdtemp(prefix="cfglint-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -251,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append({"size": 1, "manifests": 1, "invocations": {k: 1 for k in tools},
                          "results": bench(tools, work, env, single)})
     finally:
+        shutil.rmtree(cache, ignore_errors=True)
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
     print(f"cfglint vs check-jsonschema: {platform.python_implementation()} {platform.python_version()}, "
