@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from bisect import bisect_right
 from functools import lru_cache
 
 from ..discover import printable
@@ -17,9 +18,18 @@ from . import Context, rule
 
 def text_regions(ctx: Context) -> dict[str, Regions]:
     """Per shell file (display path): regions that are text for a reader, not settings (usage
-    and help text, echo / printf to the terminal, comments, case patterns; shelltext.py)."""
-    return {display: Regions(script.text) for display, script, _role, _args in ctx.sub.launches
-            if isinstance(script, ShellScript) and script.text}
+    and help text, echo / printf to the terminal, comments, case patterns; shelltext.py).
+    Made once per context (RED002 and RED003 both ask; the last context's answer is kept)."""
+    held = _REGIONS_OF
+    if held and held[0] is ctx and held[1] is ctx.sub.launches:
+        return held[2]
+    out = {display: Regions(script.text) for display, script, _role, _args in ctx.sub.launches
+           if isinstance(script, ShellScript) and script.text}
+    _REGIONS_OF[:] = [ctx, ctx.sub.launches, out]
+    return out
+
+
+_REGIONS_OF: list = []   # [context, its launches, their regions]: the last one asked for
 
 # An absolute path starts at a '/' that does not continue a word, a placeholder, a variable
 # or a relative path, and runs to whitespace, a quote, a separator or a closing bracket.
@@ -117,6 +127,25 @@ def k8s_container_paths(ctx: Context) -> set[tuple[str, int, int]]:
     return out
 
 
+@lru_cache(maxsize=8)
+def _path_literals(prefixes: tuple, components: tuple) -> frozenset[str] | None:
+    """What a line must hold for RED001 to find a path in it: '/' and the first name of a host
+    prefix ('/scratch' of '/scratch', '/cm' of '/cm/shared/'), or '/' and a host component. A
+    finding's normalized path starts with a prefix (or is it) or has the component as a name,
+    and every name of a normalized path is a name of the path as written, after a '/'. None
+    when a prefix or component does not have that form (nothing is ruled out then)."""
+    out = set()
+    for p in prefixes:
+        if not isinstance(p, str) or not p.startswith("/") or not p[1:].split("/")[0]:
+            return None
+        out.add("/" + p[1:].split("/")[0])
+    for c in components:
+        if not isinstance(c, str) or not c or "/" in c:
+            return None
+        out.add("/" + c)
+    return frozenset(out)
+
+
 def _under(path: str, roots: list[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
@@ -138,11 +167,16 @@ def check_host_paths(ctx: Context):
                   if isinstance(e, dict) and e.get("component")]
     container = set(table.get("container_prefixes") or [])
     platform = [str(e["prefix"]) for e in table.get("platform_prefixes") or [] if isinstance(e, dict) and e.get("prefix")]
-    mounted = mounts(ctx)
-    in_container = k8s_container_paths(ctx)
+    # what the mounts and Kubernetes mount paths are is asked only of a path that is otherwise a
+    # finding; only the lines that hold '/' and a host prefix's or component's first name
+    # (_path_literals) can hold one
+    mounted: list = []
+    literals = _path_literals(tuple(p for p, _ in prefixes), tuple(c for c, _ in components))
     for tf in ctx.sub.texts:
-        targets, sources = mounted.get(tf.display, ([], []))
-        for lineno, line in enumerate(tf.text.split("\n"), start=1):
+        lines = tf.text.split("\n")
+        todo = _lines_holding(tf.text, literals) if literals is not None else None
+        for lineno in range(1, len(lines) + 1) if todo is None else sorted(todo):
+            line = lines[lineno - 1]
             if "/" not in line:
                 continue
             for m in _PATH.finditer(line):
@@ -162,10 +196,6 @@ def check_host_paths(ctx: Context):
                 path = "/" + path.lstrip("/")
                 start = m.end() - len(path)
                 normalized = posixpath.normpath(path)
-                if targets and _under(normalized, targets) and not _under(normalized, sources):
-                    continue  # inside a container this file starts: -v ${PWD}:/mnt ... /mnt/model
-                if (tf.display, lineno, start + 1) in in_container:
-                    continue  # a Kubernetes volumeMounts mountPath: the container's own path
                 if any(normalized == p.rstrip("/") or normalized.startswith(p.rstrip("/") + "/") for p in platform):
                     continue  # a managed platform's node path (GKE's driver directory): the same everywhere
                 why = next((w for p, w in prefixes if normalized.startswith(p) or normalized == p.rstrip("/")), None)
@@ -174,6 +204,13 @@ def check_host_paths(ctx: Context):
                     why = next((w for c, w in components if c in parts[:-1]), None)
                 if why is None:
                     continue
+                if not mounted:
+                    mounted[:] = [mounts(ctx), k8s_container_paths(ctx)]
+                targets, sources = mounted[0].get(tf.display, ([], []))
+                if targets and _under(normalized, targets) and not _under(normalized, sources):
+                    continue  # inside a container this file starts: -v ${PWD}:/mnt ... /mnt/model
+                if (tf.display, lineno, start + 1) in mounted[1]:
+                    continue  # a Kubernetes volumeMounts mountPath: the container's own path
                 span = Span(tf.display, lineno, start + 1, lineno, start + 1 + len(path))
                 # a fix replaces the whole path or is not offered: a path that goes on through a
                 # shell expansion (/lustre/.../${DRAFT##*/}) would lose it, or its braces
@@ -250,11 +287,162 @@ def _anywhere(pattern: re.Pattern, text: str) -> bool:
     return _multiline(pattern).search(text) is not None
 
 
-def _may_name_a_key(text: str, names: set[str], suffixes: tuple[str, ...]) -> bool:
-    """Whether some key of ``text`` may name a credential (:func:`_credential_key`): a key, lower
-    case without '_' and '-', is a substring of the text made the same way."""
-    squashed = text.lower().replace("_", "").replace("-", "")
-    return any(n in squashed for n in names) or any(x in squashed for x in suffixes)
+# ---------------------------------------------------------------------------------------------
+# Prefilters: what a file (or a line) must contain for a scan to find anything in it. Each is
+# no narrower than the scan it guards (tests/test_redaction_prefilter.py): it only ever proves
+# that a pattern cannot match, a name cannot occur, a key cannot name a credential; everything
+# it does not rule out is scanned exactly as before.
+
+_EXACT_LIMIT = 64   # strings a part of a pattern may spell out before it counts as "any text"
+_CLASS_LIMIT = 8    # characters of a class [...] spelled out one by one
+
+
+def _required(pattern: str, flags: int = 0) -> tuple[frozenset[str], bool] | None:
+    """(literals, ignore case) such that every match of ``pattern`` contains one of the literals
+    (compared ignoring case when the pattern ignores case anywhere), or None when no such set is
+    known (then nothing is ruled out). From the parse of Python's own ``re`` (``re._parser``):
+    a construct it does not know makes the answer None, never a guess."""
+    try:
+        from re import _constants as c, _parser
+        parsed = _parser.parse(pattern, flags)
+    except Exception:
+        return None
+    icase = [False]
+    ops = {"LITERAL", "IN", "MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT", "SUBPATTERN", "ATOMIC_GROUP",
+           "BRANCH", "AT", "ASSERT", "ASSERT_NOT"}
+
+    def best(candidates: list[frozenset[str]]) -> frozenset[str] | None:
+        good = [s for s in candidates if s and "" not in s]
+        return max(good, key=lambda s: (min(map(len, s)), -len(s))) if good else None
+
+    def item(op, av, fl) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+        """(exact: every string the item can match, if few; required: a literal set)"""
+        name = str(op)
+        if name not in ops:
+            return None, None
+        if fl & re.IGNORECASE and name in ("LITERAL", "IN"):
+            icase[0] = True
+        if op is c.LITERAL:
+            return frozenset((chr(av),)), None
+        if op is c.IN:
+            chars: set[str] = set()
+            for o, a in av:
+                if o is c.LITERAL:
+                    chars.add(chr(a))
+                elif o is c.RANGE and a[1] - a[0] < _CLASS_LIMIT:
+                    chars.update(chr(x) for x in range(a[0], a[1] + 1))
+                else:
+                    return None, None   # a negated class, a category (\d, \s), a wide range
+            return (frozenset(chars), None) if 0 < len(chars) <= _CLASS_LIMIT else (None, None)
+        if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            return frozenset(("",)), None   # matches no text: contributes nothing
+        if op is c.SUBPATTERN:
+            _group, add, remove, sub = av
+            return seq(sub, (fl | add) & ~remove)
+        if op is c.ATOMIC_GROUP:
+            return seq(av, fl)
+        if op is c.BRANCH:
+            parts = [seq(b, fl) for b in av[1]]
+            exact = frozenset().union(*(e for e, _ in parts)) if all(e is not None for e, _ in parts) else None
+            reqs = [best([r] + ([e] if e is not None else [])) if r is not None else best([e] if e is not None else [])
+                    for e, r in parts]
+            req = frozenset().union(*reqs) if reqs and all(r is not None for r in reqs) else None
+            return (exact if exact is not None and len(exact) <= _EXACT_LIMIT else None), req
+        lo, hi, sub = av   # a repeat
+        e, r = seq(sub, fl)
+        if lo < 1:
+            return None, None
+        exact = None
+        if e is not None and lo == hi and len(e) ** lo <= _EXACT_LIMIT:
+            exact = frozenset([""])
+            for _ in range(lo):
+                exact = frozenset(a + b for a in exact for b in e)
+        return exact, best([x for x in (r, e) if x is not None])
+
+    def seq(items, fl) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+        candidates: list[frozenset[str]] = []
+        run: frozenset[str] | None = frozenset([""])
+        whole = True
+        for op, av in items:
+            e, r = item(op, av, fl)
+            if r is not None:
+                candidates.append(r)
+            if e is not None and run is not None and len(run) * len(e) <= _EXACT_LIMIT:
+                run = frozenset(a + b for a in run for b in e)
+                continue
+            whole = False
+            if run is not None:
+                candidates.append(run)
+            run = e if e is not None else frozenset([""])
+        candidates.append(run)
+        return (run if whole else None), best(candidates)
+
+    try:
+        exact, req = seq(list(parsed), parsed.state.flags)
+    except Exception:
+        return None
+    found = best([x for x in (req, exact) if x is not None])
+    return (found, icase[0]) if found is not None else None
+
+
+@lru_cache(maxsize=256)
+def _literal_test(pattern: str, flags: int):
+    """A function of a text that is False only when ``pattern`` (with ``flags``) matches nowhere
+    in it (:func:`_required`); None when nothing can be ruled out."""
+    req = _required(pattern, flags)
+    if req is None:
+        return None
+    literals, icase = req
+    if icase:
+        search = re.compile("|".join(re.escape(s) for s in sorted(literals)), re.IGNORECASE).search
+        return lambda text: search(text) is not None
+    ordered = tuple(sorted(literals))
+    return lambda text: any(s in text for s in ordered)
+
+
+def _may_match(pattern: re.Pattern, text: str) -> bool:
+    """Whether ``pattern`` may match in some line of ``text``: False only when it cannot (a
+    literal every match holds is not in the text, or :func:`_anywhere` finds no match)."""
+    test = _literal_test(pattern.pattern, pattern.flags) if isinstance(pattern.pattern, str) else None
+    if test is not None and not test(text):
+        return False
+    return _anywhere(pattern, text)
+
+
+@lru_cache(maxsize=64)
+def _alternation(literals: frozenset[str]) -> re.Pattern:
+    return re.compile("|".join(re.escape(s) for s in sorted(literals, key=lambda s: (-len(s), s))))
+
+
+def _lines_holding(text: str, literals) -> set[int] | None:
+    """1-based numbers of the lines of ``text`` (split at '\\n') that contain one of ``literals``;
+    None when that cannot be told this way (a literal is empty or holds a line break): then
+    every line may. One scan of the text: an occurrence that overlaps a match found lies on
+    that match's line (no literal crosses a line end)."""
+    if any(not s or "\n" in s for s in literals):
+        return None
+    out: set[int] = set()
+    if not literals:
+        return out
+    starts: list[int] | None = None
+    for m in _alternation(frozenset(literals)).finditer(text):
+        if starts is None:
+            starts = [0] + [b.end() for b in _BREAK.finditer(text)]
+        out.add(bisect_right(starts, m.start()))
+    return out
+
+
+_BREAK = re.compile("\n")
+
+
+def _key_lines(text: str, names: set[str], suffixes: tuple[str, ...]) -> set[int] | None:
+    """The lines of ``text`` where :func:`_key_matches` may find a credential key (None: any):
+    a key that names one, lower case without '_' and '-', equals a name or ends with a suffix,
+    so the line made the same way holds that name or suffix (lower() makes no line break, and
+    the key's characters are ASCII: the line's squashed text holds the squashed key)."""
+    if not names and not suffixes:
+        return set()
+    return _lines_holding(text.lower().replace("_", "").replace("-", ""), set(names) | set(suffixes))
 
 
 def _key_matches(line: str, names: set[str], suffixes: tuple[str, ...]):
@@ -390,8 +578,9 @@ def _yaml_credentials(ctx: Context, flags: set[str], named, not_secret: list[str
     for n in (node for root in roots for node in nodes(root)):
         hits: list[tuple[str, YScalar]] = []
         if isinstance(n, YMap):
-            hits = [(str(k.value), v) for k, v in n.items if isinstance(v, YScalar) and named(str(k.value))]
-            entry = {str(k.value): v for k, v in n.items if isinstance(v, YScalar)}
+            pairs = [(str(k.value), v) for k, v in n.items if isinstance(v, YScalar)]
+            hits = [(k, v) for k, v in pairs if named(k)]
+            entry = dict(pairs)
             if "value" in entry and "name" in entry and named(str(entry["name"].value)):
                 hits.append((str(entry["name"].value), entry["value"]))
         elif isinstance(n, YSeq):
@@ -454,8 +643,13 @@ def check_secrets(ctx: Context):
     # line pattern that sees only part of such a value must not report (and so mask) just that
     key_names, key_suffixes = _key_names(keys)
 
+    memo: dict[str, bool] = {}   # a submission's keys repeat (every role, every file)
+
     def named(name: str) -> bool:
-        return name in names or _credential_key(name, key_names, key_suffixes)
+        known = memo.get(name)
+        if known is None:
+            known = memo[name] = name in names or _credential_key(name, key_names, key_suffixes)
+        return known
 
     word_hits = list(_word_credentials(ctx, flags, named, tokens, not_secret, placeholder_re, prose, reported))
     covered_at: dict[tuple[str, int], list[tuple[int, int]]] = {}
@@ -475,12 +669,25 @@ def check_secrets(ctx: Context):
         # what a file cannot hold anywhere is not looked for line by line (most files hold no
         # credential): a pattern without a match in the whole text (^ and $ at line ends) has
         # none in any line, a name that is no substring of it is in no line
-        text_tokens = [(what, pattern) for what, pattern in tokens if _anywhere(pattern, tf.text)]
-        text_shapes = [shape for shape in shapes if _anywhere(shape[1], tf.text)]
-        text_names = {n for n in names if n in tf.text}
-        scan_keys = _may_name_a_key(tf.text, key_names, key_suffixes)
-        before = _commands_text(tf.text) if any(after for *_, after in text_shapes) else None
-        for lineno, line in enumerate(tf.text.split("\n"), start=1):
+        # (a literal every match of a pattern holds rules it out first, _may_match); and only the
+        # lines that can hold a finding are scanned: with no token or shape pattern left, those
+        # that hold a credential name (an assignment's name is written in its line) or a key name
+        # (_key_lines)
+        text = tf.text
+        text_tokens = [(what, pattern) for what, pattern in tokens if _may_match(pattern, text)]
+        text_shapes = [shape for shape in shapes if _may_match(shape[1], text)]
+        text_names = {n for n in names if n in text}
+        key_lines = _key_lines(text, key_names, key_suffixes)
+        lines = text.split("\n")
+        todo: "range | list[int]" = range(1, len(lines) + 1)
+        if not text_tokens and not text_shapes:
+            name_lines = _lines_holding(text, text_names)
+            if name_lines is not None and key_lines is not None:
+                todo = sorted(name_lines | key_lines)
+        before = _commands_text(text) if any(after for *_, after in text_shapes) else None
+        for lineno in todo:
+            line = lines[lineno - 1]
+            scan_keys = key_lines is None or lineno in key_lines
             hits = []
             for what, pattern in text_tokens:
                 for m in pattern.finditer(line):
@@ -532,6 +739,14 @@ def _host(value: str) -> str:
     return rest.rsplit(":", 1)[0]
 
 
+@lru_cache(maxsize=8)
+def _networks(written: tuple) -> list:
+    """The networks of rules/secrets.yaml ``addresses`` (CIDR strings), made once."""
+    import ipaddress
+
+    return [ipaddress.ip_network(n) for n in written]
+
+
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
 
 
@@ -551,8 +766,8 @@ def check_addresses(ctx: Context):
     import ipaddress
 
     table = ctx.kb.secrets.get("addresses") or {}
-    nets = [ipaddress.ip_network(n) for n in table.get("private") or []]
-    docs = [ipaddress.ip_network(n) for n in table.get("documentation") or []]
+    nets = _networks(tuple(table.get("private") or []))
+    docs = _networks(tuple(table.get("documentation") or []))
 
     def private(ip) -> bool:
         return any(ip.version == n.version and ip in n for n in nets) and \
@@ -563,7 +778,23 @@ def check_addresses(ctx: Context):
     prose = text_regions(ctx)
     for tf in ctx.sub.texts:
         regions = prose.get(tf.display) or []
-        for lineno, line in enumerate(tf.text.split("\n"), start=1):
+        text = tf.text
+        # only the lines that can hold a finding: an IPv4 match (one scan of the text finds one
+        # on each line that has one: a match holds no line break, and a line break is no digit
+        # or '.' for the look-arounds), or an address name (an assignment's name is in its line)
+        todo = _lines_holding(text, {n for n in names if n in text})
+        lines = text.split("\n")
+        if todo is None:
+            todo = range(1, len(lines) + 1)
+        else:
+            starts: list[int] | None = None
+            for m in _IPV4.finditer(text):
+                if starts is None:
+                    starts = [0] + [b.end() for b in _BREAK.finditer(text)]
+                todo.add(bisect_right(starts, m.start()))
+            todo = sorted(todo)
+        for lineno in todo:
+            line = lines[lineno - 1]
             flagged: set[int] = set()
             for m in _IPV4.finditer(line):
                 try:
