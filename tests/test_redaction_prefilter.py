@@ -10,7 +10,6 @@ are the findings with them on.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
