@@ -20,8 +20,8 @@ from .safeio import inside
 from .shell import Command, ParserCrash, ShellScript, parse_shell
 from .textfile import MAX_BYTES, ReadError, TextFile, read_text
 from .validation import validate, validator
-from .yamlsrc import (MAX_NODES, YamlError, YMap, YNode, foreign_tags, key_span, nodes, parse_yaml, parse_yaml_all,
-                      to_python, walk_path)
+from .yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YamlError, YMap, YNode,
+                      foreign_tags, holds, key_span, nodes, parse_yaml, parse_yaml_all, to_python, walk_path)
 
 
 @record
@@ -79,10 +79,21 @@ def _yaml(tf: TextFile, sub: Submission) -> YNode | None:
     except YamlError as err:
         sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
         return None
-    _report_duplicates(root, sub)
-    _report_tags(root, tf.display, sub)
-    _note_merges(root, sub)
+    _report(root, tf.display, sub)
     return root
+
+
+def _report(root: YNode | None, display: str, sub: Submission) -> None:
+    """The findings and merge notes of a parsed YAML document: duplicate keys, then foreign tags
+    (IO001), then the merge keys noted; each walk runs only when the tree holds such a node
+    (:func:`cfglint.yamlsrc.holds`, recorded as the tree was built: most hold none)."""
+    found = holds(root)
+    if found & HOLDS_DUPLICATES:
+        _report_duplicates(root, sub)
+    if found & HOLDS_FOREIGN_TAGS:
+        _report_tags(root, display, sub)
+    if found & HOLDS_MERGES:
+        _note_merges(root, sub)
 
 
 TAG_MESSAGE = "YAML tag"
@@ -272,9 +283,7 @@ def _yaml_docs(tf: TextFile, sub: Submission) -> list[YNode] | None:
         sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
         return None
     for root in docs:
-        _report_duplicates(root, sub)
-        _report_tags(root, tf.display, sub)
-        _note_merges(root, sub)
+        _report(root, tf.display, sub)
     return docs
 
 
@@ -384,9 +393,7 @@ def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None
                 sub.findings.append(Finding("IO001", f"cannot parse the YAML {tf.display} writes to {wf.path}: {err}",
                                             span))
             else:
-                _report_duplicates(root, sub)
-                _report_tags(root, tf.display, sub)
-                _note_merges(root, sub)
+                _report(root, tf.display, sub)
         sub.configs.append(ConfigFile(path=os.path.normpath(wf.path), display=tf.display, root=root,
                                       written_by=tf.display))
 
