@@ -16,7 +16,7 @@ from .discover import MANIFEST, display_path, printable, serving_candidates
 from .extract import ConfigFile, role_from_name
 from .knowledge import knowledge
 from .model import Finding, Span, record
-from .safeio import inside
+from .safeio import inside, real_path, resolving
 from .shell import Command, ParserCrash, ShellScript, parse_shell
 from .textfile import MAX_BYTES, ReadError, TextFile, read_text
 from .validation import validate, validator
@@ -200,8 +200,8 @@ def _inside(root: str, rel: str) -> str | None:
         raise ValueError("NUL byte")
     if os.path.isabs(rel):
         return None
-    full = os.path.realpath(os.path.join(root, rel))
-    real_root = os.path.realpath(root)
+    full = real_path(os.path.join(root, rel))
+    real_root = real_path(root, directory=True)
     return full if full == real_root or full.startswith(real_root + os.sep) else None
 
 
@@ -210,10 +210,15 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | 
     inside ``root`` (links inside it are followed, links out of it are not); ``tree`` (the linted
     tree: the git working tree or the directory named on the command line): the submission
     directory itself must really lie inside it. Never raises for bad input."""
+    with resolving():   # each directory's real path looked up once while loading it
+        return _load_submission(root, kb, max_bytes, tree)
+
+
+def _load_submission(root: str, kb, max_bytes: int, tree: str | None) -> Submission:
     sub = Submission(root=root, display=display_path(root), max_bytes=max_bytes, within=root,
                      within_name=f"the submission directory {display_path(root)}")
     mdisplay = display_path(os.path.join(root, MANIFEST))
-    if tree is not None and not inside(os.path.realpath(root), os.path.realpath(tree)):
+    if tree is not None and not inside(real_path(root, directory=True), real_path(tree, directory=True)):
         sub.findings.append(Finding("IO001", f"cannot read {mdisplay}: the submission directory {sub.display} is reached through a "
                                              "symbolic link that leads outside the working tree; cfglint does not "
                                              "follow links out of it", _file_span(mdisplay)))
@@ -261,7 +266,7 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | 
             _load_file(ftf, rel, role, key == "configs", sub, deploy=key == "deploy")
     files_at = key_span(node, ("files",)) or node.span
     sub.unlisted = [(path, files_at) for path in serving_candidates(root)
-                    if os.path.realpath(path) not in seen]
+                    if real_path(path) not in seen]
     return sub
 
 
