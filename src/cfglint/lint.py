@@ -15,6 +15,7 @@ from .knowledge import knowledge
 from .load import Submission, load_loose_file, load_submission, merge_related
 from .model import Finding, Span, record
 from .redact import mask_result, token_pattern
+from .safeio import real_path, resolving
 from .textfile import MAX_BYTES, TextFile
 
 
@@ -405,10 +406,11 @@ class _Units:
             serves = extra and _serves(sub, deployment)
             fixable = {f.span.path for f in findings if f.fix is not None or f.move is not None}
             texts = []
-            for tf in sub.texts:
-                whole = tf.display in fixable
-                texts.append((tf.display, tf.path, os.path.realpath(tf.path),
-                              _needed_lines(tf, findings, whole, extra), tf if whole else None))
+            with resolving():   # the files' directories resolved once
+                for tf in sub.texts:
+                    whole = tf.display in fixable
+                    texts.append((tf.display, tf.path, real_path(tf.path),
+                                  _needed_lines(tf, findings, whole, extra), tf if whole else None))
             return _Outcome(findings, serves, texts, list(sub.unlisted), sub.root, sub.display,
                             k8s=bool(sub.k8s_objects or sub.k8s_not_modelled))
         except Exception as err:  # a bug in cfglint: the run reports it on this unit (lint_paths)

@@ -16,12 +16,12 @@ from .discover import MANIFEST, display_path, printable, serving_candidates
 from .extract import ConfigFile, role_from_name
 from .knowledge import knowledge
 from .model import Finding, Span, record
-from .safeio import inside
+from .safeio import inside, real_path, resolving
 from .shell import Command, ParserCrash, ShellScript, parse_shell
 from .textfile import MAX_BYTES, ReadError, TextFile, read_text
 from .validation import validate, validator
-from .yamlsrc import (MAX_NODES, YamlError, YMap, YNode, foreign_tags, key_span, nodes, parse_yaml, parse_yaml_all,
-                      to_python, walk_path)
+from .yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YamlError, YMap, YNode,
+                      foreign_tags, holds, key_span, nodes, parse_yaml, parse_yaml_all, to_python, walk_path)
 
 
 @record
@@ -79,10 +79,21 @@ def _yaml(tf: TextFile, sub: Submission) -> YNode | None:
     except YamlError as err:
         sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
         return None
-    _report_duplicates(root, sub)
-    _report_tags(root, tf.display, sub)
-    _note_merges(root, sub)
+    _report(root, tf.display, sub)
     return root
+
+
+def _report(root: YNode | None, display: str, sub: Submission) -> None:
+    """The findings and merge notes of a parsed YAML document: duplicate keys, then foreign tags
+    (IO001), then the merge keys noted; each walk runs only when the tree holds such a node
+    (:func:`cfglint.yamlsrc.holds`, recorded as the tree was built: most hold none)."""
+    found = holds(root)
+    if found & HOLDS_DUPLICATES:
+        _report_duplicates(root, sub)
+    if found & HOLDS_FOREIGN_TAGS:
+        _report_tags(root, display, sub)
+    if found & HOLDS_MERGES:
+        _note_merges(root, sub)
 
 
 TAG_MESSAGE = "YAML tag"
@@ -189,8 +200,8 @@ def _inside(root: str, rel: str) -> str | None:
         raise ValueError("NUL byte")
     if os.path.isabs(rel):
         return None
-    full = os.path.realpath(os.path.join(root, rel))
-    real_root = os.path.realpath(root)
+    full = real_path(os.path.join(root, rel))
+    real_root = real_path(root, directory=True)
     return full if full == real_root or full.startswith(real_root + os.sep) else None
 
 
@@ -199,10 +210,15 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | 
     inside ``root`` (links inside it are followed, links out of it are not); ``tree`` (the linted
     tree: the git working tree or the directory named on the command line): the submission
     directory itself must really lie inside it. Never raises for bad input."""
+    with resolving():   # each directory's real path looked up once while loading it
+        return _load_submission(root, kb, max_bytes, tree)
+
+
+def _load_submission(root: str, kb, max_bytes: int, tree: str | None) -> Submission:
     sub = Submission(root=root, display=display_path(root), max_bytes=max_bytes, within=root,
                      within_name=f"the submission directory {display_path(root)}")
     mdisplay = display_path(os.path.join(root, MANIFEST))
-    if tree is not None and not inside(os.path.realpath(root), os.path.realpath(tree)):
+    if tree is not None and not inside(real_path(root, directory=True), real_path(tree, directory=True)):
         sub.findings.append(Finding("IO001", f"cannot read {mdisplay}: the submission directory {sub.display} is reached through a "
                                              "symbolic link that leads outside the working tree; cfglint does not "
                                              "follow links out of it", _file_span(mdisplay)))
@@ -250,7 +266,7 @@ def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | 
             _load_file(ftf, rel, role, key == "configs", sub, deploy=key == "deploy")
     files_at = key_span(node, ("files",)) or node.span
     sub.unlisted = [(path, files_at) for path in serving_candidates(root)
-                    if os.path.realpath(path) not in seen]
+                    if real_path(path) not in seen]
     return sub
 
 
@@ -272,9 +288,7 @@ def _yaml_docs(tf: TextFile, sub: Submission) -> list[YNode] | None:
         sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
         return None
     for root in docs:
-        _report_duplicates(root, sub)
-        _report_tags(root, tf.display, sub)
-        _note_merges(root, sub)
+        _report(root, tf.display, sub)
     return docs
 
 
@@ -384,9 +398,7 @@ def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None
                 sub.findings.append(Finding("IO001", f"cannot parse the YAML {tf.display} writes to {wf.path}: {err}",
                                             span))
             else:
-                _report_duplicates(root, sub)
-                _report_tags(root, tf.display, sub)
-                _note_merges(root, sub)
+                _report(root, tf.display, sub)
         sub.configs.append(ConfigFile(path=os.path.normpath(wf.path), display=tf.display, root=root,
                                       written_by=tf.display))
 

@@ -19,10 +19,13 @@ reached through a link that leaves that tree.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import posixpath
 import re
 import stat
+from typing import Iterator
 
 MAX_BYTES = 10 * 1024 * 1024  # a launch file, engine YAML or knowledge file is a few KiB
 
@@ -32,14 +35,80 @@ class ReadError(Exception):
     one-line command-line error."""
 
 
-def _real(path: str) -> str:
-    """``os.path.realpath`` that raises ReadError (not ValueError) for a NUL byte or a lone
+# While a :func:`resolving` block runs: directory as named -> its real path (os.path.realpath)
+_dirs: dict[str, str] | None = None
+MAX_DIRS = 4096   # directories remembered in one block; past it the memo starts again (memory stays flat)
+
+
+@contextlib.contextmanager
+def resolving() -> Iterator[None]:
+    """A block (loading one submission) in which :func:`real_path` resolves each directory once:
+    a path's directories are taken as resolved at their first lookup in the block, its last
+    name is checked again (``lstat``) at every lookup. Nested blocks share the outer one's memo;
+    it is dropped when the outer block ends."""
+    global _dirs
+    if _dirs is not None:
+        yield
+        return
+    _dirs = {}
+    try:
+        yield
+    finally:
+        _dirs = None
+
+
+def real_path(path: str, directory: bool = False) -> str:
+    """``os.path.realpath(path)`` (same answer). Inside a :func:`resolving` block, for an
+    absolute normalized POSIX path, the real path of its directory is remembered (and of the
+    path itself with ``directory``): the path's last name is looked at with ``lstat``, a link
+    there is resolved by ``os.path.realpath``. Raises ValueError as ``os.path.realpath`` does."""
+    memo = _dirs
+    if memo is None or os.name != "posix" or not path.startswith("/") or path.startswith("//") \
+            or path == "/" or path != posixpath.normpath(path):
+        return os.path.realpath(path)
+    if directory:
+        got = memo.get(path)
+        if got is None:
+            got = _resolved(path, memo)
+            _remember(memo, path, got)
+        return got
+    return _resolved(path, memo)
+
+
+def _remember(memo: dict[str, str], path: str, real: str) -> None:
+    if len(memo) >= MAX_DIRS:
+        memo.clear()
+    memo[path] = real
+
+
+def _resolved(path: str, memo: dict[str, str]) -> str:
+    """os.path.realpath of ``path`` (absolute, normalized, not ``/``) from the remembered real
+    path of its directory: that joined with the last name when this is no link (realpath keeps a
+    missing name as it is), else os.path.realpath of the whole path."""
+    parent, name = path.rsplit("/", 1)
+    if not parent:
+        real_parent = "/"
+    else:
+        real_parent = memo.get(parent)
+        if real_parent is None:
+            real_parent = _resolved(parent, memo)
+            _remember(memo, parent, real_parent)
+    candidate = posixpath.join(real_parent, name)
+    try:
+        st = os.lstat(candidate)
+    except OSError:   # missing, or below a link loop: os.path.realpath keeps the name as it is
+        return candidate
+    return os.path.realpath(path) if stat.S_ISLNK(st.st_mode) else candidate
+
+
+def _real(path: str, directory: bool = False) -> str:
+    """:func:`real_path` that raises ReadError (not ValueError) for a NUL byte or a lone
     surrogate in the path."""
     try:
         os.fsencode(path)
         if "\x00" in path:
             raise ValueError("NUL")
-        return os.path.realpath(path)
+        return real_path(path, directory)
     except ValueError:
         raise ReadError("the path contains a NUL byte or an invalid character") from None
 
@@ -95,7 +164,7 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,
     path. Never blocks on a FIFO and never opens a device."""
     real = _real(path)
     if within is not None:
-        root = _real(within)
+        root = _real(within, directory=True)
         if not inside(real, root):
             where = within_name or "the linted tree"
             how = "is a symbolic link" if os.path.islink(path) else "is reached through a symbolic link"

@@ -51,11 +51,23 @@ class YScalar:
     tag: str = ""
 
 
+# Bits of :attr:`YSeq.holds` / :attr:`YMap.holds`: what the tree below a collection holds
+HOLDS_DUPLICATES = 1      # a mapping with a duplicate key
+HOLDS_FOREIGN_TAGS = 2    # a node with a tag a safe loader cannot construct (:func:`foreign_tags`)
+HOLDS_MERGES = 4          # a mapping with a merge key '<<'
+HOLDS_ANY = -1            # not known (a tree not built by this module): any of them
+
+
 @dataclass(slots=True)
 class YSeq:
     items: list["YNode"]
     span: Span
     tag: str = ""
+    # set when the tree is built (never changed after): the expanded (nodes, characters) of
+    # :func:`expanded_size` with nodes capped at MAX_NODES + 1, and the HOLDS_* bits of what the
+    # tree below holds; None / HOLDS_ANY for a node built elsewhere
+    expanded: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    holds: int = field(default=HOLDS_ANY, repr=False, compare=False)
 
 
 @dataclass(slots=True)
@@ -67,6 +79,8 @@ class YMap:
     # merge keys applied to ``items``: (the ``<<`` key as written, a mapping merged in), in
     # source order; the merged pairs that win are in ``items`` (the anchor's own nodes)
     merges: list[tuple[YScalar, "YMap"]] = field(default_factory=list)
+    expanded: tuple[int, int] | None = field(default=None, repr=False, compare=False)   # as YSeq's
+    holds: int = field(default=HOLDS_ANY, repr=False, compare=False)
 
     def get(self, key: str) -> "YNode | None":
         for k, v in reversed(self.items):  # the last one wins, as in every YAML loader
@@ -105,6 +119,20 @@ SAFE_TAGS = _STANDARD | {
     "tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs", "tag:yaml.org,2002:set",
     "tag:yaml.org,2002:merge",
 }
+
+
+_SAFE_OR_UNTAGGED = SAFE_TAGS | {""}
+
+
+def holds(root: "YNode | None") -> int:
+    """The HOLDS_* bits of what the tree ``root`` holds (duplicate keys, foreign tags, merge
+    keys), recorded when this module built it (HOLDS_ANY, every bit, for a tree built elsewhere):
+    a walk looking for what a tree does not hold need not run."""
+    if root is None:
+        return 0
+    if isinstance(root, YScalar):
+        return HOLDS_FOREIGN_TAGS if root.tag not in _SAFE_OR_UNTAGGED else 0
+    return root.holds
 
 
 def written_tag(tag: str) -> str:
@@ -192,24 +220,39 @@ def _convert(root: yaml.Node, path: str, lines: LineIndex,
              max_depth: int | None = None) -> tuple[YNode, tuple[int, int]]:
     """The positioned tree of a composed document: each YAML node converted once (aliases
     share it), merge keys applied; with its :func:`expanded_size`, counted as the tree is
-    built (children before parents). Raises YamlError for a merge key whose value is not a
+    built (children before parents) and kept on each collection (``expanded``), as are the
+    HOLDS_* bits of what lies below it (``holds``, see :func:`holds`). Raises YamlError for a merge key whose value is not a
     mapping or a list of mappings, and for an alias inside the node it names; _TooDeep when
     collections nest deeper than ``max_depth``."""
     done: dict[int, YNode] = {}
     open_nodes: set[int] = set()
     limit = MAX_NODES + 1
-    sizes: dict[int, tuple[int, int]] = {}   # id of a converted collection -> expanded (nodes, characters)
 
-    def measure(out: YNode) -> None:
-        below = [x for k, v in out.items for x in (k, v)] if isinstance(out, YMap) else out.items
+    def measure(out: YSeq | YMap) -> None:
+        """Set ``out.expanded`` and ``out.holds`` from its children's (converted before it)."""
+        holds = HOLDS_FOREIGN_TAGS if out.tag not in _SAFE_OR_UNTAGGED else 0
+        if isinstance(out, YMap):
+            below: list[YNode] = [x for k, v in out.items for x in (k, v)]
+            if out.duplicates:
+                holds |= HOLDS_DUPLICATES
+            if out.merges:   # a merged mapping's pairs that lose are in no ``items``
+                holds |= HOLDS_MERGES
+                for _, source in out.merges:
+                    holds |= source.holds
+        else:
+            below = out.items
         count, chars = 1, 0
         for c in below:
-            if isinstance(c, YScalar):
-                count, chars = count + 1, chars + len(c.text)
+            if c.__class__ is YScalar:
+                count, chars = count + 1, chars + len(c.text)  # type: ignore[union-attr]
+                if c.tag not in _SAFE_OR_UNTAGGED:
+                    holds |= HOLDS_FOREIGN_TAGS
             else:
-                cn, cc = sizes[id(c)]
+                cn, cc = c.expanded  # type: ignore[union-attr,misc]
                 count, chars = count + cn, chars + cc
-        sizes[id(out)] = (min(count, limit), min(chars, 1 << 62))
+                holds |= c.holds  # type: ignore[union-attr]
+        out.expanded = (min(count, limit), min(chars, 1 << 62))
+        out.holds = holds
 
     def conv(node: yaml.Node) -> YNode:
         got = done.get(id(node))
@@ -274,7 +317,7 @@ def _convert(root: yaml.Node, path: str, lines: LineIndex,
         return ymap
 
     top = conv(root)
-    return top, (sizes[id(top)] if id(top) in sizes else (1, len(top.text)))  # type: ignore[union-attr]
+    return top, (top.expanded if not isinstance(top, YScalar) else (1, len(top.text)))  # type: ignore[return-value]
 
 
 MAX_FLOW_DEPTH = 64
@@ -302,9 +345,19 @@ def flow_depth(text: str, limit: int) -> int:
 def expanded_size(root: YNode | None, limit: int = MAX_NODES + 1) -> tuple[int, int]:
     """(nodes, characters of scalar text) a loader builds from ``root``, every alias copied out
     and merged pairs counted where they are merged; nodes capped at ``limit`` (a document of 30
-    lines can expand to 10**9 nodes). Linear in the number of distinct nodes."""
+    lines can expand to 10**9 nodes). The size counted when the tree was built (``expanded``,
+    nodes capped at MAX_NODES + 1) when that answers it, else a walk, linear in the number of
+    distinct nodes."""
     if root is None:
         return 0, 0
+    known = root.expanded if not isinstance(root, YScalar) else None
+    if known is not None and limit >= 1 and (known[0] <= MAX_NODES or limit <= MAX_NODES + 1):
+        return min(known[0], limit), known[1]
+    return _walked_size(root, limit)
+
+
+def _walked_size(root: YNode, limit: int) -> tuple[int, int]:
+    """:func:`expanded_size` by a walk of the tree."""
     sizes: dict[int, tuple[int, int]] = {}
     stack: list[tuple[YNode, bool]] = [(root, False)]
     while stack:  # post-order over distinct nodes: children before parents
@@ -322,7 +375,7 @@ def expanded_size(root: YNode | None, limit: int = MAX_NODES + 1) -> tuple[int, 
             cn, cc = sizes[id(c)]
             count, chars = min(count + cn, limit), min(chars + cc, 1 << 62)
         sizes[id(n)] = (count, chars)
-    return sizes[id(root)] if root is not None else (0, 0)
+    return sizes[id(root)]
 
 
 # libyaml through PyYAML's binding (composes about 7x faster than the pure-Python loader);
