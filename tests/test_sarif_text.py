@@ -34,3 +34,23 @@ def test_sarif_with_a_suppressed_finding_and_with_no_result(tmp_path):
     assert any(f.suppressed for f in result.findings)
     _same_as_one_dump(result.findings, result.sources)
     _same_as_one_dump([], {})
+
+
+def test_the_command_writes_the_report_in_pieces_with_the_same_bytes(tmp_path, cfglint_exe):
+    # cfglint check writes report.sarif_parts piece by piece (stdout and -o): the bytes of the
+    # one string report.sarif makes; each piece is the log's head, one result or the tail
+    import subprocess
+
+    d = copy_submission(KIMI, tmp_path / "s")
+    result = lint_paths([str(d)])
+    parts = list(report.sarif_parts(result.findings, all_rules(), result.sources, 1))
+    assert len(parts) == len(result.findings) + 2 and parts[1].lstrip(",\n").startswith("        {")
+    out = subprocess.run([str(cfglint_exe), "check", "--no-config", "--format", "sarif", str(d)], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    target = tmp_path / "out.sarif"
+    subprocess.run([str(cfglint_exe), "check", "--no-config", "--format", "sarif", "-o", str(target), str(d)],
+                   cwd=tmp_path, capture_output=True, timeout=120)
+    assert out.returncode == 1 and out.stdout == target.read_text(encoding="utf-8")
+    log = json.loads(out.stdout)
+    assert len(log["runs"][0]["results"]) == len(result.findings)
+    assert out.stdout == json.dumps(log, indent=2) + "\n"

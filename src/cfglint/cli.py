@@ -256,8 +256,8 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             body = ciformats.junit(result.findings, result.units, fail_level)
         else:
             body = ciformats.rdjson(result.findings, result.sources)
-    else:
-        body = report.sarif(result.findings, rules, result.sources, code)
+    else:   # in pieces, written as they are made: the report of a large corpus is never one string
+        body = report.sarif_parts(result.findings, rules, result.sources, code)
     if output:
         from .safeio import atomic_write
 
@@ -269,7 +269,8 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         if fmt != "text":
             _say(report.summarize(result.findings, result.units, baselined))
     else:
-        click.echo(body, nl=False)
+        for piece in [body] if isinstance(body, str) else body:
+            click.echo(piece, nl=False)
     sys.exit(code)
 
 

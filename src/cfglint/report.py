@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 from urllib.parse import quote
 
 from . import __version__
@@ -130,6 +130,16 @@ def _region(span) -> dict:
 
 
 def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, list[str]], exit_code: int) -> str:
+    """The SARIF 2.1.0 log of a run, as ``json.dumps(log, indent=2)`` writes it (one string:
+    :func:`sarif_parts` joined)."""
+    return "".join(sarif_parts(findings, rules, sources, exit_code))
+
+
+def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, list[str]],
+                exit_code: int) -> Iterator[str]:
+    """The text of :func:`sarif` in pieces (the log around the results, then one piece per
+    result), made as they are consumed: a writer holds one result's text at a time, not the
+    whole report (10 MB for 11,000 submissions) in several copies."""
     rule_ids = list(rules)
     driver_rules = []
     from .baseline import fingerprint  # SARIF only
@@ -153,9 +163,9 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
         if "security" in r.tags:  # GitHub code scanning ranks security alerts by this score
             entry["properties"]["security-severity"] = r.security_severity
         driver_rules.append(entry)
-    results = []
     dropped = max(0, len(findings) - MAX_RESULTS)
-    for f in findings[:MAX_RESULTS]:
+
+    def result_of(f: Finding) -> str:
         result = {
             "ruleId": f.rule_id,
             "level": f.level,
@@ -180,7 +190,8 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
                 "artifactChanges": [{
                     "artifactLocation": _artifact(f.span.path),
                     "replacements": [{"deletedRegion": _region(f.span), "insertedContent": {"text": f.fix}}]}]}]
-        results.append(_in_results(result))
+        return _in_results(result)
+
     log = {
         "version": "2.1.0",
         "$schema": SARIF_SCHEMA,
@@ -200,8 +211,15 @@ def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, li
             "results": _RESULTS_SLOT,
         }],
     }
-    body = "[\n" + ",\n".join(results) + "\n      ]" if results else "[]"
-    return json.dumps(log, indent=2).replace(json.dumps(_RESULTS_SLOT), body, 1) + "\n"
+    head, tail = json.dumps(log, indent=2).split(json.dumps(_RESULTS_SLOT), 1)
+    shown = findings[:MAX_RESULTS]
+    if not shown:
+        yield head + "[]" + tail + "\n"
+        return
+    yield head + "[\n"
+    for i, f in enumerate(shown):
+        yield (",\n" if i else "") + result_of(f)
+    yield "\n      ]" + tail + "\n"
 
 
 # SARIF is written as json.dumps(log, indent=2) writes it, but each result is turned into text as

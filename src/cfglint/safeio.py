@@ -25,7 +25,7 @@ import os
 import posixpath
 import re
 import stat
-from typing import Iterator
+from typing import Iterable, Iterator
 
 MAX_BYTES = 10 * 1024 * 1024  # a launch file, engine YAML or knowledge file is a few KiB
 
@@ -214,10 +214,12 @@ def _refuse(path: str, code: int, why: str) -> OSError:
     return OSError(code, why, path)
 
 
-def atomic_write(path: str, data: str | bytes, make_parents: bool = False, mode: int | None = None) -> None:
+def atomic_write(path: str, data: str | bytes | Iterable[str], make_parents: bool = False,
+                 mode: int | None = None) -> None:
     """Replace (or create) regular file ``path`` with ``data`` atomically: a temporary file in
     the same directory, given the old file's permission bits (a new file: 0666 less the
-    umask; ``mode``: these bits instead), then ``os.replace``. Text is written as UTF-8 (a lone surrogate, which UTF-8 cannot
+    umask; ``mode``: these bits instead), then ``os.replace``. Text (a string, or pieces of one
+    written as they come) is written as UTF-8 (a lone surrogate, which UTF-8 cannot
     hold, becomes U+FFFD). ``make_parents``: create missing directories first.
 
     Raises OSError (``strerror`` a one-line reason): ``path`` is a symbolic link, a directory or
@@ -225,6 +227,8 @@ def atomic_write(path: str, data: str | bytes, make_parents: bool = False, mode:
     that holds it; or the write fails. The temporary file never outlives a failure."""
     if isinstance(data, str):
         data = _SURROGATE.sub("\ufffd", data).encode("utf-8")
+    pieces = [data] if isinstance(data, bytes) else \
+        (_SURROGATE.sub("\ufffd", piece).encode("utf-8") for piece in data)
     try:
         os.fsencode(path)
     except ValueError:
@@ -266,7 +270,8 @@ def atomic_write(path: str, data: str | bytes, make_parents: bool = False, mode:
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)   # no fsync: the rename is what readers see; durability over a crash is not promised
+            for piece in pieces:
+                fh.write(piece)   # no fsync: the rename is what readers see; durability over a crash is not promised
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
