@@ -89,6 +89,20 @@ def crashing(monkeypatch, tmp_path):
     return lambda: {int(p.name[4:]) for p in tmp_path.glob("pid-*")}
 
 
+def test_a_large_run_with_one_job_lints_in_one_worker_with_the_same_report(corpus, crashing, monkeypatch):
+    # from SEPARATE_UNITS units --jobs 1 lints in one worker process (the run's own process then
+    # keeps only the results: flat memory); the report is that of the in-process run
+    monkeypatch.chdir(corpus)
+    paths = _paths(corpus)
+    inprocess = lint_paths(paths, jobs=1)
+    assert crashing() == {os.getpid()}
+    monkeypatch.setattr(lint, "SEPARATE_UNITS", MIN_POOL_UNITS)
+    separate = lint_paths(paths, jobs=1)
+    assert len(crashing() - {os.getpid()}) == 1, "one worker process, not the run's own"
+    assert inprocess.units == separate.units >= MIN_POOL_UNITS
+    assert _reports(inprocess) == _reports(separate)
+
+
 def test_workers_give_the_same_report_as_one_process_in_every_format(corpus, crashing, monkeypatch):
     monkeypatch.chdir(corpus)
     paths = _paths(corpus)
