@@ -14,7 +14,7 @@ the 55 examples, then the first ones of one more copy), then runs, in the same r
 alternating, repetition by repetition:
 
 - ``cfglint check --format sarif`` on the corpus with the default ``--jobs`` (the CPUs it may use),
-- the same with ``--jobs 1`` (everything in one process),
+- the same with ``--jobs 1`` (one process, or from 1,000 submissions one worker beside it),
 - ``check-jsonschema --schemafile schemas/submission.schema.json`` on only the corpus's
   manifests (as few invocations as the system's argument-size limit allows; their times summed).
 
