@@ -116,7 +116,8 @@ def main() -> None:
               help="Record the current findings in this file (for --baseline) and exit 0.")
 @click.option("--jobs", "-j", "jobs", type=int, default=None,
               help="Worker processes linting submissions in parallel (default: the configuration's jobs, else the "
-                   "number of CPUs this process may use; 1: in this process). The output is the same for every value.")
+                   "number of CPUs this process may use; 1: in this process, or from 1,000 submissions in one worker). "
+                   "The output is the same for every value.")
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
           knowledge_files: tuple[str, ...], no_cache: bool, select: tuple[str, ...], ignore: tuple[str, ...],
           config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
