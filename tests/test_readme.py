@@ -62,7 +62,7 @@ def test_test_command_is_the_one_ci_runs_and_needs_node():
     assert command.startswith("npm ci ")
     assert command in (ROOT / ".ci" / "run").read_text()
     assert "Node.js" in setup and "npm" in setup
-    assert re.search(r"about 4 minutes on 2 cores", setup) and re.search(r"about 8 to 10 minutes", setup)
+    assert re.search(r"about 5 minutes on 2 cores", setup) and re.search(r"about 12 minutes", setup)
 
 
 def _cfglint_commands() -> list[list[str]]:
