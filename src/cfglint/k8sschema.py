@@ -254,6 +254,11 @@ def _retrieve(uri: str):
     return _resource(name)
 
 
+def _entry(file: str, pointer: str) -> dict:
+    """The schema both validators of a kind start from: a reference to its definition."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": f"{BASE}{file}#{pointer}"}
+
+
 @lru_cache(maxsize=None)
 def _fast_validator(api: str, kind: str):
     """The jsonschema-rs validator of one kind (:func:`cfglint.fastschema.compile_schema`, once
@@ -274,7 +279,7 @@ def _fast_validator(api: str, kind: str):
             raise ValueError(f"no schema document {uri}")
         return documents[uri.split("#", 1)[0]]
 
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": f"{BASE}{file}#{pointer}"}
+    schema = _entry(file, pointer)
     return compile_schema(schema, documents=document)
 
 
@@ -294,7 +299,7 @@ def _validator(api: str, kind: str):
     from referencing import Registry
 
     file, pointer = SCHEMAS[(api, kind)]
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": f"{BASE}{file}#{pointer}"}
+    schema = _entry(file, pointer)
     registry = Registry(retrieve=_retrieve)
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
