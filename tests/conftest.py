@@ -27,7 +27,7 @@ def cfglint_exe() -> Path:
     return exe
 
 
-# The knowledge cache (cfglint.kbcache) of every test, in-process and in every cfglint the tests
+# The knowledge cache (cfglint.knowledge.kbcache) of every test, in-process and in every cfglint the tests
 # start (their environments are copies of os.environ, some made when a test module is imported),
 # lives in a temporary directory of this session, never in the user's ~/.cache.
 _CACHE_DIR = tempfile.mkdtemp(prefix="cfglint-test-cache-")   # mode 0700

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from cfglint.init import ROLE_KEYS, Derived, agrees, role_default
+from cfglint.edit.init import ROLE_KEYS, Derived, agrees, role_default
 
 
 def _files(items) -> dict:

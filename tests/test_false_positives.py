@@ -112,7 +112,7 @@ def test_documentation_ipv4_address_is_never_private(tmp_path):
 
 
 def test_private_ranges_config_key(tmp_path):
-    from cfglint.config import ConfigError, load_config
+    from cfglint.policy.config import ConfigError, load_config
 
     cfg = tmp_path / ".cfglint.yaml"
     cfg.write_text("private-ranges: [10.0.0.0/8, 'fc00::/7']\n")
@@ -154,7 +154,7 @@ KIMI_DSPARK = "artificial-analysis/kimi-k3/gb300-sglang-tp8-nnodes2-dspark7"
 
 
 def _fix(d: Path) -> int:
-    from cfglint.fix import apply_fixes
+    from cfglint.edit.fix import apply_fixes
 
     result = lint_paths([str(d)])
     return apply_fixes(result.findings, result.files).fixed
@@ -176,7 +176,7 @@ def test_fix_does_not_cut_a_shell_expansion(tmp_path):
 
 
 def test_fix_skips_a_span_that_cuts_a_word():
-    from cfglint.fix import _whole
+    from cfglint.edit.fix import _whole
 
     assert _whole("/lustre/a/b") and _whole("/lustre/${X##*/}")
     assert not _whole("/lustre/${X##*/") and not _whole('/lustre/a"b')

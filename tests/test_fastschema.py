@@ -1,4 +1,4 @@
-"""The fast yes/no check (jsonschema-rs, src/cfglint/fastschema.py) against jsonschema on real
+"""The fast yes/no check (jsonschema-rs, src/cfglint/schema/fastschema.py) against jsonschema on real
 documents and on real documents changed value by value: a "valid" from the fast check must
 always be jsonschema's verdict too (else a finding would be lost), and a "not valid" only
 costs time. Plus the guards: unknown keywords, Python's regular expressions, nesting depth."""
@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import EXAMPLES, ROOT, copy_submission, examples, lint, only
 
-from cfglint import fastschema, k8sschema, validation
-from cfglint.yamlsrc import YamlError, parse_yaml, parse_yaml_all, to_python
+from cfglint.read.yamlsrc import YamlError, parse_yaml, parse_yaml_all, to_python
+from cfglint.schema import fastschema, k8sschema, validation
 
 SCHEMAS = ["submission.schema.json", "trtllm-llm-api.schema.json", "trtllm-disagg-server.schema.json"]
 
@@ -197,7 +197,7 @@ def test_nesting_the_loader_accepts_is_far_below_what_the_fast_check_survives():
         with pytest.raises(YamlError):
             parse_yaml(text, "deep.yaml")
     # 2,000 levels (several times what the loader accepts) in a child: a native crash fails the test
-    code = ("import sys; sys.path.insert(0, 'src'); from cfglint import fastschema\n"
+    code = ("import sys; sys.path.insert(0, 'src'); from cfglint.schema import fastschema\n"
             "v = fastschema.compile_schema({'items': {'$ref': '#'}})\n"
             "x = 1\nfor _ in range(2000): x = [x]\nprint(v.is_valid(x))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)

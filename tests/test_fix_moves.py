@@ -1,6 +1,6 @@
 """--fix, structural: a TensorRT-LLM key renamed or moved into another section (SCH001, with
 schemas/trtllm-renamed-keys.yaml) is moved to its new key path, through ruamel.yaml's
-round-trip mode (src/cfglint/fix.py apply_moves). Built from the published DeepSeek V4 Pro
+round-trip mode (src/cfglint/edit/fix.py apply_moves). Built from the published DeepSeek V4 Pro
 6p1d configuration, changed in one place."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The formats of CI systems other than GitHub (``--format gitlab|junit|rdjson``,
-src/cfglint/ciformats.py), each validated against its published schema:
+src/cfglint/output/ciformats.py), each validated against its published schema:
 
 - GitLab Code Quality: every issue against GitLab's own schema for them
   (tests/schemas/gitlab/codeclimate.json, the file GitLab's parser validates each issue with),
@@ -29,10 +29,10 @@ import xmlschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfglint import ciformats
 from cfglint.checks import all_rules
 from cfglint.model import Finding, Span
-from cfglint.redact import mask_result
+from cfglint.output import ciformats
+from cfglint.output.masking import mask_result
 from support import EXAMPLES, ROOT, copy_submission, examples, replace_once
 
 SCHEMAS = ROOT / "tests" / "schemas"
@@ -330,7 +330,7 @@ def test_xml_is_imported_for_junit_only_and_the_ci_formats_only_when_asked():
     target = str(EXAMPLES / CLEAN)
     probe = ("import sys\nfrom click.testing import CliRunner\nfrom cfglint.cli import main\n"
              "r = CliRunner().invoke(main, ['check', '--no-config', '-f', sys.argv[1], sys.argv[2]])\n"
-             "print(r.exit_code, any(m.startswith('xml') for m in sys.modules), 'cfglint.ciformats' in sys.modules)\n")
+             "print(r.exit_code, any(m.startswith('xml') for m in sys.modules), 'cfglint.output.ciformats' in sys.modules)\n")
     seen = {fmt: subprocess.run([sys.executable, "-c", probe, fmt, target], capture_output=True, text=True,
                                 timeout=120).stdout.split() for fmt in ("text", "sarif", "gitlab", "rdjson", "junit")}
     assert seen == {"text": ["0", "False", "False"], "sarif": ["0", "False", "False"], "gitlab": ["0", "False", "True"],

@@ -149,7 +149,7 @@ def test_file_names_with_control_characters_stay_on_one_line(tmp_path, name):
 
 def test_terminal_escapes_in_a_linted_line_do_not_reach_the_text_report(tmp_path):
     from cfglint.lint import lint_paths
-    from cfglint.report import text
+    from cfglint.output.report import text
 
     d = copy_submission(KIMI_B300, tmp_path)
     replace_once(d / "run.sh", "--tp-size 8", "--tp-size 4 # \x1b]0;title\x07\x1b[2J")

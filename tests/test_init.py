@@ -1,4 +1,4 @@
-"""`cfglint init`: derive submission.yaml from the launch files (src/cfglint/init.py).
+"""`cfglint init`: derive submission.yaml from the launch files (src/cfglint/edit/init/__init__.py).
 
 Done-when of issue 12: on every example submission's launch files, init reproduces the
 manifest's derivable fields. EXPECTED lists, per example, every derivable field the published
@@ -20,7 +20,7 @@ import yaml
 from click.testing import CliRunner
 
 from cfglint.cli import main
-from cfglint.init import DERIVABLE, derive, run, update_text
+from cfglint.edit.init import DERIVABLE, derive, run, update_text
 from cfglint.knowledge import knowledge
 from init_compare import compare
 from support import EXAMPLES, copy_submission, lint, replace_once
@@ -401,7 +401,7 @@ def test_odd_manifests_never_crash(tmp_path, manifest, code, words):
 def _altered(text: str, rel: str, status: dict) -> tuple[str, int]:
     """``text`` (a published manifest) with every derivable scalar init reproduces ('equal')
     changed to another value, at its exact span (cfglint's positioned YAML), and the count."""
-    from cfglint.yamlsrc import parse_yaml, walk_path
+    from cfglint.read.yamlsrc import parse_yaml, walk_path
 
     root = parse_yaml(text, "submission.yaml")
     data = yaml.safe_load(text)

@@ -141,8 +141,8 @@ def test_absolute_path_in_the_manifest_is_refused(tmp_path):
 
 def test_unreadable_file(tmp_path, monkeypatch):
     # root reads through chmod 000, so the denial is simulated where cfglint opens the file
-    # (every read goes through cfglint.safeio.read_bytes, which opens with os.open)
-    from cfglint import safeio
+    # (every read goes through cfglint.read.safeio.read_bytes, which opens with os.open)
+    from cfglint.read import safeio
 
     d = copy_submission(KIMI_B300, tmp_path)
     real_open = safeio.os.open

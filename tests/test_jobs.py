@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from cfglint import lint, report
+from cfglint import lint
 from cfglint.checks import all_rules
 from cfglint.lint import MIN_POOL_UNITS, SourceLines, lint_paths
+from cfglint.output import report
 
 from support import EXAMPLES, copy_submission, replace_once
 

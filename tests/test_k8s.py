@@ -450,7 +450,7 @@ def test_a_flag_on_the_second_line_of_a_quoted_sh_c_string_is_placed_at_its_colu
 def test_env_values_that_double_at_each_entry_stay_as_written_past_the_bound(tmp_path):
     # A1 = $(A0)$(A0), A2 = $(A1)$(A1), ...: 40 entries of a 2 KB manifest would expand to
     # 16 x 2**39 characters; past k8s.MAX_EXPANDED a value is kept as written (not known)
-    from cfglint import k8s
+    from cfglint.read import k8s
 
     env = "".join(f'    - {{name: A{i}, value: "$(A{i - 1})$(A{i - 1})"}}\n' for i in range(1, 40))
     (tmp_path / "pod.yaml").write_text(

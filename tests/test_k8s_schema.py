@@ -1,4 +1,4 @@
-"""K8S004: Kubernetes workload objects against their schemas (cfglint.k8sschema).
+"""K8S004: Kubernetes workload objects against their schemas (cfglint.schema.k8sschema).
 
 The objects are written from the public deployment catalog's descriptions (its entries are
 mirrored as examples/ submissions): a single-node SGLang Deployment of NVIDIA's NVFP4 DeepSeek
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from cfglint import k8sschema
-from cfglint.k8sschema import SCHEMAS, validate_object
 from cfglint.knowledge import data_dir
-from cfglint.yamlsrc import parse_yaml
+from cfglint.read.yamlsrc import parse_yaml
+from cfglint.schema import k8sschema
+from cfglint.schema.k8sschema import SCHEMAS, validate_object
 
 from support import copy_submission, lint, only, position, replace_once
 
@@ -326,7 +326,7 @@ def test_schema_data_is_small():
 
 
 def test_import_does_not_load_jsonschema():
-    code = ("import sys, cfglint.k8sschema, cfglint.checks.k8s_schema; "
+    code = ("import sys, cfglint.schema.k8sschema, cfglint.checks.k8s_schema; "
             "print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -369,7 +369,7 @@ def test_a_clean_object_seen_before_does_not_import_jsonschema(tmp_path):
     # memo of clean objects and imports no validator; a changed object is validated again
     (tmp_path / "d.yaml").write_text(DEPLOYMENT, encoding="utf-8")
     (tmp_path / "bad.yaml").write_text(DEPLOYMENT.replace("  replicas: 1", "  replica: 1"), encoding="utf-8")
-    code = ("import sys; from cfglint.yamlsrc import parse_yaml; from cfglint.k8sschema import validate_object; "
+    code = ("import sys; from cfglint.read.yamlsrc import parse_yaml; from cfglint.schema.k8sschema import validate_object; "
             "p = sys.argv[1]; r = validate_object(parse_yaml(open(p).read(), p), p); "
             "print(len(r), 'jsonschema' in sys.modules, 'jsonschema_rs' in sys.modules)")
     env = dict(os.environ, CFGLINT_CACHE_DIR=str(tmp_path / "cache"))

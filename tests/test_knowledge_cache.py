@@ -1,4 +1,4 @@
-"""The knowledge cache (cfglint.kbcache): a hit answers exactly as a fresh parse of the YAML, any
+"""The knowledge cache (cfglint.knowledge.kbcache): a hit answers exactly as a fresh parse of the YAML, any
 edit of a knowledge file or another --knowledge file is a miss, a corrupt, foreign or
 group-writable cache is never used, and the bundled examples give the golden findings with a
 cold and with a warm cache. Also the memo of data that passed a JSON Schema (validation.validate)."""
@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 import cfglint.knowledge as K
-from cfglint import kbcache, validation
+from cfglint.knowledge import kbcache
+from cfglint.schema import validation
 
 from support import EXAMPLES, ROOT, copy_submission, lint, only, replace_once
 
@@ -397,7 +398,7 @@ def test_the_key_changes_with_cfglint_s_source(tmp_path):
     holds (kbcache, knowledge, validation) gives other keys, so old entries are not read."""
     pkg = tmp_path / "cfglint"
     shutil.copytree(ROOT / "src" / "cfglint", pkg, ignore=shutil.ignore_patterns("__pycache__"))
-    script = "from cfglint import kbcache; print(kbcache.key('bundled', 'x'))"
+    script = "from cfglint.knowledge import kbcache; print(kbcache.key('bundled', 'x'))"
 
     def key() -> str:
         env = dict(os.environ, PYTHONPATH=str(tmp_path))

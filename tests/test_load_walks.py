@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cfglint import load, yamlsrc
-from cfglint.textfile import LineIndex, read_text
-from cfglint.validation import MAX_MEMO_NODES
-from cfglint.yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YMap, YScalar,
-                             expanded_size, holds, nodes, parse_yaml, parse_yaml_all)
+from cfglint.load.submission import submission as load
+from cfglint.read import yamlsrc
+from cfglint.read.textfile import LineIndex, read_text
+from cfglint.read.yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YMap, YScalar,
+                                  expanded_size, holds, nodes, parse_yaml, parse_yaml_all)
+from cfglint.schema.validation import MAX_MEMO_NODES
 
 ROOT = Path(__file__).resolve().parents[1]
 YAML_FILES = sorted(p for p in (ROOT / "examples").rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())

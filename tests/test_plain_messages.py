@@ -256,7 +256,7 @@ def test_no_yaml_error_of_a_changed_published_config_shows_parser_internals():
     a line re-indented): every syntax error is in plain words, with a position."""
     import random
 
-    from cfglint.yamlsrc import YamlError, parse_yaml
+    from cfglint.read.yamlsrc import YamlError, parse_yaml
 
     texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples" / "submissions").rglob("*.yaml"))]
     rnd = random.Random(13)

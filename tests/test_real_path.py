@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from cfglint import safeio
-from cfglint.safeio import real_path, resolving
+from cfglint.read import safeio
+from cfglint.read.safeio import real_path, resolving
 
 
 def _layout(tmp_path):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cfglint import report
 from cfglint.model import Finding, Span
+from cfglint.output import report
 
 
 def test_github_single_and_multi_line_spans_and_escaping():

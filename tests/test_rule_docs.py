@@ -11,7 +11,7 @@ import pytest
 
 from cfglint.checks import all_rules
 from cfglint.lint import lint_paths
-from cfglint.ruledocs import examples
+from cfglint.output.ruledocs import examples
 
 from support import ROOT, copy_submission, replace_once
 

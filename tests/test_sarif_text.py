@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from cfglint import report
 from cfglint.checks import all_rules
 from cfglint.lint import lint_paths
+from cfglint.output import report
 
 from support import EXAMPLES, copy_submission, replace_once
 

@@ -1,4 +1,4 @@
-"""The long-lived shell parse worker (src/cfglint/shellworker.py): one worker per process for
+"""The long-lived shell parse worker (src/cfglint/read/shell/worker.py): one worker per process for
 many files, a crash in it costs only the file being parsed (IO001) and the next file starts a
 new worker, a forked process never shares its parent's worker, and the worker exits when its
 parent closes it or goes away.
@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from cfglint import shell, shellworker
 from cfglint.lint import lint_paths
+from cfglint.read import shell
+from cfglint.read.shell import worker as shellworker
 
 from support import copy_submission, position, replace_once
 

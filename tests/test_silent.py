@@ -12,10 +12,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from cfglint.cli import main
-from cfglint.extract import extract
+from cfglint.deploy.extract import extract
 from cfglint.knowledge import knowledge
 from cfglint.lint import lint_paths
-from cfglint.load import load_submission
+from cfglint.load.submission.submission import load_submission
 
 from support import EXAMPLES, copy_submission, lint, only, replace_once
 

@@ -15,7 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfglint import kbcache, knowledge, shell, shellworker
+from cfglint import knowledge
+from cfglint.knowledge import kbcache
+from cfglint.read import shell
+from cfglint.read.shell import worker as shellworker
 
 from support import EXAMPLES
 
@@ -98,7 +101,7 @@ def test_the_command_leaves_no_parse_worker_behind():
     # a shell submission starts the worker; the command reaps it before it ends (by os._exit,
     # so the probe reports through stderr at the moment of reaping)
     probe = ("import os, sys\n"
-             "from cfglint import shellworker\n"
+             "from cfglint.read.shell import worker as shellworker\n"
              "_reap = shellworker._kill_and_reap\n"
              "def reap(pid):\n"
              "    status = _reap(pid)\n"

@@ -25,9 +25,9 @@ from click.testing import CliRunner
 from hypothesis import strategies as st
 
 from cfglint.cli import main
-from cfglint.config import KEYS, NESTABLE, Config, load_config, nested_configs
-from cfglint.discover import display_path
 from cfglint.lint import lint_paths
+from cfglint.policy.config import KEYS, NESTABLE, Config, load_config, nested_configs
+from cfglint.read.paths import display_path
 
 from support import copy_submission, examples, position, replace_once
 
@@ -266,7 +266,7 @@ def test_an_oversized_nested_pyproject_is_not_parsed(repo):
 def test_what_a_nested_configuration_costs_is_bounded(repo):
     """Many unknown keys: 20 findings and a count, not one each; more than 100 globs in an allowed
     per-file-ignores: the key is refused (each glob is matched against every finding's path)."""
-    from cfglint.config import NESTED_MAX_ENTRIES, NESTED_MAX_FINDINGS
+    from cfglint.policy.config import NESTED_MAX_ENTRIES, NESTED_MAX_FINDINGS
 
     (repo / "submissions/x/.cfglint.yaml").write_text("".join(f"k{i}: 1\n" for i in range(2000)))
     code, found, _ = run(repo, "submissions/x/run.sh")

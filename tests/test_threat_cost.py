@@ -134,7 +134,7 @@ def test_columns_on_a_long_line_with_one_non_ascii_character_cost_linear_time(pr
     over 2 minutes): each word's column decoded the line from its start. Here: the columns of
     the same number of words spread over a 40 KB and a 400 KB line cost the same (a cost per
     word that grows with the line's length is the quadratic path)."""
-    from cfglint.shell import _Positions
+    from cfglint.read.shell import _Positions
 
     times = []
     for n in (20_000, 200_000):
@@ -269,7 +269,7 @@ def test_property_generated_families_cost_and_output_grow_linearly(tmp_path_fact
 def test_a_suppression_comment_padded_with_blanks_is_read_in_linear_time(tmp_path):
     """'# cfglint: disable=A' + 2 000 blanks + a word backtracked for about two minutes (one
     pattern with three overlapping runs of blanks); suppress.parse_directive is linear."""
-    from cfglint.suppress import parse_directive
+    from cfglint.policy.suppress import parse_directive
 
     times = []
     for n in (20_000, 200_000):

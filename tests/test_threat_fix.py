@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cfglint.cli import main
-from cfglint.fix import apply_fixes
+from cfglint.edit.fix import apply_fixes
 from cfglint.lint import lint_paths
 from cfglint.model import Finding, Span
 from support import EXAMPLES, copy_submission, examples, lint, only, position, replace_once
@@ -196,7 +196,7 @@ def test_fix_cost_is_linear_in_the_fixes_on_one_line(tmp_path):
     import gc
     import time
 
-    from cfglint.textfile import read_text
+    from cfglint.read.textfile import read_text
 
     def run(k: int) -> float:
         path = tmp_path / f"run{k}.sh"

@@ -21,11 +21,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cfglint import report
 from cfglint.checks import all_rules
 from cfglint.cli import main
 from cfglint.lint import lint_paths
-from cfglint.neutral import neutralize, neutralize_at, sarif_message
+from cfglint.output import report
+from cfglint.output.neutral import neutralize, neutralize_at, sarif_message
 from support import EXAMPLES, copy_submission, examples, replace_once
 
 KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from cfglint.cli import main
 from cfglint.lint import lint_paths
 from cfglint.model import Finding, Span
-from cfglint.redact import FRAGMENT, Redactor, mask_result
-from cfglint.report import as_json
+from cfglint.output.masking import FRAGMENT, Redactor, mask_result
+from cfglint.output.report import as_json
 
 from support import copy_submission, examples, position, replace_once
 

@@ -24,10 +24,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cfglint.lint import MAX_MESSAGE, lint_paths
-from cfglint import report
 from cfglint.checks import all_rules
-from cfglint.yamlsrc import YamlError, YMap, parse_yaml
+from cfglint.lint import MAX_MESSAGE, lint_paths
+from cfglint.output import report
+from cfglint.read.yamlsrc import YamlError, YMap, parse_yaml
 from support import EXAMPLES, copy_submission, examples, lint, only, position, replace_once
 
 GLM_SGLANG = "nvidia/glm-5.2/gb300-sglang-2x4-tp8-dp8-maxreq1024"   # SGLang --config ifb_config.yaml

@@ -21,10 +21,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cfglint import yamlsrc
 from cfglint.lint import lint_paths
-from cfglint.textfile import LineIndex, read_text
-from cfglint.yamlsrc import YamlError, YMap, YScalar, YSeq, parse_yaml
+from cfglint.read import yamlsrc
+from cfglint.read.textfile import LineIndex, read_text
+from cfglint.read.yamlsrc import YamlError, YMap, YScalar, YSeq, parse_yaml
 from support import copy_submission, examples, lint, only, position, replace_once
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -245,7 +245,7 @@ def test_odd_tag_and_block_header_comment_in_engine_configs_are_io001_where_safe
     assert "expected '!'" in ctx[2] and "expected chomping or indentation indicators" in gen[2]
     found = sorted(only(lint(d), "IO001"))
     assert [(f[1], f[2], f[3]) for f in found] == [("ctx_config.yaml", ctx[0], ctx[1]), ("gen_config.yaml", gen[0], gen[1])]
-    # the pure-Python parser's errors, in plain words (cfglint.yamlmsg)
+    # the pure-Python parser's errors, in plain words (cfglint.read.yamlmsg)
     assert "'!' starts a YAML tag (!name) here, and this one is malformed" in found[0][4]
     assert "'|' and '>' start a block of text: only '-', '+', a digit, or a space and a comment may" in found[1][4]
 
@@ -321,8 +321,8 @@ def test_linting_many_times_keeps_no_yaml_nodes(tmp_path):
 
 
 def test_schema_and_rule_example_data_files_load_as_the_safe_loader_loads_them():
-    from cfglint import ruledocs
     from cfglint.checks import engine_schema
+    from cfglint.output import ruledocs
     engine_schema.renamed_keys.cache_clear()
     engine_schema.removed_values.cache_clear()
     ruledocs.examples.cache_clear()

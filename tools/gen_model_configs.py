@@ -68,10 +68,10 @@ from pathlib import Path
 import yaml
 
 try:
-    from cfglint.hfconfig import facts
+    from cfglint.knowledge.hfconfig import facts
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-    from cfglint.hfconfig import facts
+    from cfglint.knowledge.hfconfig import facts
 
 PACKAGE = "aiconfigurator-core"
 PINNED_VERSION = "0.12.0"

@@ -1,6 +1,10 @@
 """cfglint: static linter for LLM inference-serving submissions.
 
-Pipeline (one module per stage): discover -> load -> extract -> check -> report.
+Pipeline, one folder per stage, imports only downward (tests/test_layering.py):
+read -> knowledge -> schema -> load -> deploy -> checks -> policy -> output -> edit, with
+:mod:`cfglint.model` (the shared data model) below all and :mod:`cfglint.lint` (the runner) and
+:mod:`cfglint.cli` (the command line) on top. A run: load.discover -> load.submission ->
+deploy.extract -> checks -> policy -> output.
 """
 
 __version__ = "0.1.0"

@@ -19,7 +19,7 @@ def _say(message: str) -> None:
     quoted in it (a file name, a configuration value) is neutralized like report text (a line
     feed in it is written ``\\n``), so pre-commit's output in a CI log can never carry a workflow
     command, a terminal control or a line of its own."""
-    from .neutral import neutralize
+    from .output.neutral import neutralize
 
     click.echo(neutralize(message), err=True)
 
@@ -49,7 +49,7 @@ def run() -> None:
         sys.stderr.flush()
     except BaseException:
         raise SystemExit(code) from None
-    from . import shellworker
+    from .read.shell import worker as shellworker
 
     shellworker.close(kill=True)
     os._exit(code)
@@ -64,7 +64,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     import yaml
 
     from .knowledge import coverage_line
-    from .safeio import ReadError
+    from .read.safeio import ReadError
 
     click.echo(f"cfglint {__version__} ({DISTRIBUTION})")
     try:
@@ -123,16 +123,16 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
           config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
           baseline_file: str | None, write_baseline: str | None, jobs: int | None) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
-    from . import report
     from .checks import all_rules
-    from .config import ConfigError, check_selectors, find_config, load_config, selectors, trust_root
-    from .discover import printable
     from .knowledge import KnowledgeError, knowledge
     from .lint import lint_paths
     from .model import level_rank
+    from .output import report
+    from .policy.config import ConfigError, check_selectors, find_config, load_config, selectors, trust_root
+    from .read.paths import printable
 
     if no_cache:
-        from .kbcache import disable
+        from .knowledge.kbcache import disable
 
         disable()
     if jobs is not None and jobs < 1:
@@ -177,7 +177,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         sys.exit(2)
     result.findings = cfg.apply(result.findings, result.nested)
     if fix:
-        from .fix import apply_fixes
+        from .edit.fix import apply_fixes
         from .model import Finding, Span
 
         # --fix never writes through a symbolic link (safeio.atomic_write refuses it too): those
@@ -192,7 +192,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             fixable = {k: v for k, v in result.files.items() if k not in linked}
             done = apply_fixes(result.findings, fixable)
             if any(f.move is not None for f in result.findings):   # structural fixes (fix.apply_moves)
-                from .fix import apply_moves
+                from .edit.fix import apply_moves
 
                 moved = apply_moves(result.findings, fixable, skip=set(done.files))
                 done.fixed += moved.fixed
@@ -209,14 +209,14 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             result.findings = cfg.apply(result.findings, result.nested)
         result.findings = sorted(result.findings + cfg.apply(notes), key=Finding.sort_key)
     if write_baseline:
-        from .baseline import write
+        from .policy.baseline import write
 
         try:
             write(write_baseline, result.findings, result.sources)
         except OSError as err:
             _say(f"cfglint: error: cannot write {write_baseline}: {err.strerror}")
             sys.exit(2)
-        from .baseline import recordable
+        from .policy.baseline import recordable
 
         secrets = sum(1 for f in result.findings if f.secret and not f.suppressed)
         _say(f"cfglint: wrote {sum(1 for f in result.findings if recordable(f))} finding(s) to {write_baseline}"
@@ -225,7 +225,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         sys.exit(0)
     baselined = None  # with --baseline: how many findings it hid (the summary says)
     if baseline_file:
-        from .baseline import base_dir, new_findings, read
+        from .policy.baseline import base_dir, new_findings, read
 
         try:
             known = read(baseline_file)
@@ -249,7 +249,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     elif fmt == "github":
         body = report.github(result.findings)
     elif fmt in ("gitlab", "junit", "rdjson"):   # CI systems other than GitHub (ciformats.py)
-        from . import ciformats
+        from .output import ciformats
 
         if fmt == "gitlab":
             body = ciformats.gitlab(result.findings, rules, result.sources)
@@ -260,7 +260,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     else:   # in pieces, written as they are made: the report of a large corpus is never one string
         body = report.sarif_parts(result.findings, rules, result.sources, code)
     if output:
-        from .safeio import atomic_write
+        from .read.safeio import atomic_write
 
         try:  # atomically, never through a symbolic link (safeio)
             atomic_write(output, body, make_parents=True)
@@ -291,7 +291,7 @@ def init(path: str, dry_run: bool, show_diff: bool, knowledge_files: tuple[str, 
     derivable fields updated, comments, order and quoting kept. Exit 0: done (or, with
     --dry-run / --diff, nothing to change); 1: --dry-run / --diff and the manifest would change;
     2: bad input."""
-    from .init import InitError, diff, run, summary, write
+    from .edit.init import InitError, diff, run, summary, write
     from .knowledge import KnowledgeError, knowledge
 
     try:
@@ -315,7 +315,7 @@ def init(path: str, dry_run: bool, show_diff: bool, knowledge_files: tuple[str, 
         except OSError as err:
             _say(f"cfglint: error: cannot write {result.path}: {err.strerror or err}")
             sys.exit(2)
-        from .discover import display_path
+        from .read.paths import display_path
 
         _say(f"cfglint: wrote {display_path(result.path)}")
     sys.exit(0)
@@ -335,7 +335,7 @@ def list_rules() -> None:
 def show_rule(rule_id: str) -> None:
     """Explain one rule: what it checks, why, a failing and a passing example, the fix, sources."""
     from .checks import all_rules
-    from .ruledocs import render
+    from .output.ruledocs import render
 
     r = all_rules().get(rule_id.upper())
     if r is None:
@@ -347,7 +347,7 @@ def show_rule(rule_id: str) -> None:
 def _not_written_by_docs(directory: str, rules: dict) -> str | None:
     """The first file ``cfglint docs`` would replace in ``directory`` that it did not write (a
     rule page starts with ``# <ID> ``, the index says it is generated), or None."""
-    from .safeio import ReadError, read_bytes
+    from .read.safeio import ReadError, read_bytes
 
     pages = {f"{r.id}.md": f"# {r.id} ".encode() for r in rules.values()}
     for name, head in [*pages.items(), ("README.md", b"# cfglint rules\n\nGenerated by `cfglint docs`")]:
@@ -374,9 +374,9 @@ def write_docs(directory: str | None) -> None:
     line when DIRECTORY cannot be made or written.
     """
     from .checks import all_rules
-    from .discover import printable
-    from .ruledocs import index, one_document, render
-    from .safeio import atomic_write
+    from .output.ruledocs import index, one_document, render
+    from .read.paths import printable
+    from .read.safeio import atomic_write
 
     rules = all_rules()
     if directory is None:

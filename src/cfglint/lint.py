@@ -7,16 +7,18 @@ import re
 import sys
 from dataclasses import field
 
-from . import suppress, validation
 from .checks import all_rules, run_checks
-from .discover import MANIFEST, discover, display_path
-from .extract import Deployment, extract
+from .deploy.extract import Deployment, extract
 from .knowledge import knowledge
-from .load import Submission, load_loose_file, load_submission, merge_related
+from .load.discover import MANIFEST, discover
+from .load.submission import Submission, load_loose_file, load_submission, merge_related
 from .model import Finding, Span, record
-from .redact import mask_result, token_pattern
-from .safeio import real_path, resolving
-from .textfile import MAX_BYTES, TextFile
+from .output.masking import mask_result, token_pattern
+from .policy import suppress
+from .read.paths import display_path
+from .read.safeio import real_path, resolving
+from .read.textfile import MAX_BYTES, TextFile
+from .schema import validation
 
 
 @record
@@ -103,7 +105,7 @@ def _mask_secrets(result: LintResult, kb) -> None:
 
 def _nested(result: LintResult, paths: list[str], config) -> None:
     """Read the nested configurations that govern the linted files (config.nested_configs)."""
-    from .config import Config, nested_configs, trust_root
+    from .policy.config import Config, nested_configs, trust_root
 
     root = config if config is not None else Config()
     if not root.read_nested:
@@ -151,7 +153,7 @@ def cpus() -> int:
 def _cgroup_cpu_quota(path: str = "/sys/fs/cgroup/cpu.max") -> int | None:
     """CPUs a cgroup v2 quota allows this process (``"max 100000"``: none; ``"150000 100000"``:
     2, rounded up), or None when there is no quota or no such file."""
-    from .safeio import ReadError, read_bytes
+    from .read.safeio import ReadError, read_bytes
 
     try:
         quota, period = read_bytes(path, max_bytes=256, partial=True).decode("ascii").split()[:2]
@@ -176,7 +178,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
     ``sources``; ``missing`` lists paths
     that do not exist. Never raises for bad input: a crash on one unit is an IO001 on it.
 
-    ``config`` is the root configuration (:class:`cfglint.config.Config`; None: defaults, which
+    ``config`` is the root configuration (:class:`cfglint.policy.config.Config`; None: defaults, which
     allow nested configurations nothing). Configuration files below the run's root directory on
     the way to a linted file are read as nested ones: ``nested`` holds what they may set (for
     ``config.apply(findings, nested)``), and what they may not set is a CFG001 finding.
@@ -208,7 +210,7 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
     pooled = estimate >= (MIN_POOL_UNITS if jobs > 1 else SEPARATE_UNITS) and _can_fork()
     runner = _Runner(_Units(kb, require_reason, max_bytes), min(jobs, estimate) if pooled else 1, pooled)
     if not pooled and estimate:
-        from .shell import prestart_parser
+        from .read.shell import prestart_parser
 
         prestart_parser()   # a pool's workers start their own
     # (kind, path, why): why is None, ("unlisted", manifest files span) or ("orphan", None)

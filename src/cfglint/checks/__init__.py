@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from ..extract import Deployment
+from ..deploy.extract import Deployment
 from ..knowledge import Knowledge
-from ..load import Submission
+from ..load.submission import Submission
 from ..model import Finding, Located, Span, parse_int, record
-from ..yamlsrc import walk_path
+from ..read.yamlsrc import walk_path
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..defaults import Default, resolve
-from ..extract import Process
+from ..deploy.defaults import Default, resolve
+from ..deploy.extract import Process
 from ..model import Finding, Located
 from . import Context, as_int, here, rule
 from .modelfacts import parse_length, served_model

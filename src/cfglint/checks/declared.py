@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..extract import Process
+from ..deploy.extract import Process
 from ..model import Finding, Located
 from . import Context, as_int, here, rule
 from .modelfacts import served_model

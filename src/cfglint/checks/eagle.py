@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import json
 
-from ..defaults import Default, draft_slots, engine_version, resolve, version_gate
+from ..deploy.defaults import Default, draft_slots, engine_version, resolve, version_gate
 from ..model import Finding
 from . import Context, as_int, here, rule
 from .speculative import draft_length

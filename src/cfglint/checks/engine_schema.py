@@ -7,11 +7,12 @@ from functools import lru_cache
 
 import yaml
 
-from ..extract import ConfigFile, is_server_config
+from ..deploy.extract import is_server_config
 from ..knowledge import data_dir
+from ..load.submission import ConfigFile
 from ..model import Finding
-from ..validation import validate
-from ..yamlsrc import YMap, YScalar, to_python, walk_path
+from ..read.yamlsrc import YMap, YScalar, to_python, walk_path
+from ..schema.validation import validate
 from . import Context, rule
 
 # libyaml where PyYAML has it: our own data files, read once, as the safe loader reads them

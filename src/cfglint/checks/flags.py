@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..extract import Arg, Process
+from ..deploy.extract import Arg, Process
 from ..knowledge import FlagRegistry
 from ..model import Finding
 from . import Context, here, rule

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..defaults import Default, resolve
+from ..deploy.defaults import Default, resolve
 from ..model import Finding
 from . import Context, here, rule
 from .modelfacts import served_model

@@ -1,7 +1,7 @@
 """K8S001-K8S003: what a Kubernetes workload gives the engine it runs (GPUs, node pinning,
 shared memory, multi-node wiring) against what the engine and the submission need.
 
-The workloads are read by :mod:`cfglint.k8s`; each engine process started by a container
+The workloads are read by :mod:`cfglint.read.k8s`; each engine process started by a container
 carries that container as ``Process.pod`` (its pod template, replicas, LWS group size and GPU
 resources), so these rules see the engine's settings and its pod together.
 """
@@ -12,13 +12,13 @@ import re
 from typing import TYPE_CHECKING
 
 from ..model import Finding, Located, Span, parse_int
-from ..yamlsrc import YMap, YScalar, YSeq
+from ..read.yamlsrc import YMap, YScalar, YSeq
 from . import Context, here, rule
 from .image import MARKERS
 from .topology import gpus_per_instance, node_group
 
-if TYPE_CHECKING:   # cfglint.k8s is imported only by a run that reads a Kubernetes manifest
-    from ..k8s import Container
+if TYPE_CHECKING:   # cfglint.read.k8s is imported only by a run that reads a Kubernetes manifest
+    from ..read.k8s import Container
 
 RESOURCE_VENDOR = {"nvidia.com/gpu": "NVIDIA", "amd.com/gpu": "AMD"}
 # node labels that name the GPU product of a node
@@ -35,7 +35,7 @@ _UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P
 def _engines_in_pods(ctx: Context):
     """(process, container) for each engine process a Kubernetes container starts."""
     for p in ctx.deployment.engine_processes():
-        if p.pod is not None:   # set only by cfglint.k8s, to the k8s.Container that starts it
+        if p.pod is not None:   # set only by cfglint.read.k8s, to the k8s.Container that starts it
             yield p, p.pod
 
 

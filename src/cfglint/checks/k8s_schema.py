@@ -1,8 +1,8 @@
-"""K8S004: Kubernetes workload objects against their API schemas (cfglint.k8sschema)."""
+"""K8S004: Kubernetes workload objects against their API schemas (cfglint.schema.k8sschema)."""
 
 from __future__ import annotations
 
-from ..yamlsrc import YMap, YScalar
+from ..read.yamlsrc import YMap, YScalar
 from . import Context, rule
 
 
@@ -58,7 +58,7 @@ def invalid_workload(ctx: Context):
     for display, root in objects:
         if not _is_object(root) or display in done:
             continue
-        from ..k8sschema import validate_object   # only with an object to check: its import is ~3 ms
+        from ..schema.k8sschema import validate_object   # only with an object to check: its import is ~3 ms
 
         result = validate_object(root, display)
         for nc in ([result.not_checked] if result.not_checked is not None else []) + result.partial:

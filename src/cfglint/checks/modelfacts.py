@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..extract import Process
+from ..deploy.extract import Process
 from ..model import Located, parse_int
 from . import Context, as_int
 

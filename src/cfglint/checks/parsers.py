@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..extract import ParserRef
+from ..deploy.extract import ParserRef
 from ..knowledge import Knowledge
 from ..model import Finding
 from . import Context, rule

@@ -7,12 +7,12 @@ import re
 from bisect import bisect_right
 from functools import lru_cache
 
-from ..discover import printable
 from ..model import Finding, Span
-from ..shell import ShellScript, Word
-from ..redact import placeholder
-from ..shelltext import Regions, inside
-from ..yamlsrc import YMap, YScalar, YSeq, nodes
+from ..output.masking import placeholder
+from ..read.paths import printable
+from ..read.shell import ShellScript, Word
+from ..read.shell.text import Regions, inside
+from ..read.yamlsrc import YMap, YScalar, YSeq, nodes
 from . import Context, rule
 
 

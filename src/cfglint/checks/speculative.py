@@ -7,7 +7,7 @@ import ast
 import json
 import re
 
-from ..extract import Process
+from ..deploy.extract import Process
 from ..model import Finding, Located, Span
 from . import Context, as_int, here, rule
 

@@ -1,0 +1,470 @@
+"""Load: read and parse every file of a submission once, with positions.
+
+Produces a :class:`Submission`: the manifest (as a positioned YAML tree and as plain data),
+each launch file parsed as shell or as a worker argument file, each engine YAML parsed, and
+the findings of this stage: IO001 (unreadable / unparsable), SUB001 (manifest schema),
+SUB002 (named file missing or outside the submission).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import field
+
+from ..knowledge import knowledge
+from ..model import Finding, Span, record
+from ..read.argsfile import parse_args_file
+from ..read.paths import display_path, printable
+from ..read.safeio import inside, real_path, resolving
+from ..read.shell import Command, ParserCrash, ShellScript, parse_shell
+from ..read.textfile import MAX_BYTES, ReadError, TextFile, read_text
+from ..read.yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YamlError, YMap, YNode,
+                            foreign_tags, holds, key_span, nodes, parse_yaml, parse_yaml_all, to_python, walk_path)
+from ..schema.validation import validate, validator
+from .discover import MANIFEST, serving_candidates
+
+
+ROLES_BY_NAME = (
+    (re.compile(r"(^|[^a-z])(ctx|context|prefill)([^a-z]|$)"), "prefill"),
+    (re.compile(r"(^|[^a-z])(gen|generation|decode)([^a-z]|$)"), "decode"),
+)
+
+
+@record
+class ConfigFile:
+    """An engine YAML file of the submission (``path`` as named in the manifest)."""
+
+    path: str
+    display: str
+    root: YNode | None
+    role: str | None = None       # declared in the manifest's files.configs entry
+    used_by: int = 0
+    written_by: str | None = None  # the launch script that writes it with a heredoc (display path)
+
+
+def role_from_name(path: str) -> str | None:
+    """prefill / decode from a file name such as ``ctx_config.yaml`` or ``decode.args``."""
+    base = os.path.basename(path).lower()
+    for pattern, role in ROLES_BY_NAME:
+        if pattern.search(base):
+            return role
+    return None
+
+
+@record
+class Submission:
+    """Everything one lint unit consists of, parsed; ``manifest`` is {} without a manifest."""
+
+    root: str
+    display: str
+    manifest_node: YNode | None = None
+    manifest: dict = field(default_factory=dict)
+    texts: list[TextFile] = field(default_factory=list)       # every file read, for text rules
+    max_bytes: int = MAX_BYTES                                # files over this are not read (IO001)
+    within: str | None = None        # every file read must really lie inside this directory
+    within_name: str | None = None   # how messages name it
+    launches: list[tuple[str, ShellScript | Command, str | None, bool]] = field(default_factory=list)
+    configs: list[ConfigFile] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    # files in the submission directory the manifest does not name that may be launch files or
+    # engine configs (absolute path), with the span of the manifest's ``files`` key (SUB003)
+    unlisted: list[tuple[str, Span | None]] = field(default_factory=list)
+    # a YAML linted on its own with no engine key: only its syntax was checked (COV001 says so)
+    unknown_yaml: Span | None = None
+    # span of a node inside a mapping merged with '<<' -> the '<<' keys merging it (merge_related)
+    merged_at: dict[Span, list[Span]] = field(default_factory=dict)
+    # Kubernetes manifests: every object read (display path, node), and the kinds recognised but
+    # not modelled, with the span of their kind (COV001 says they were not checked)
+    k8s_objects: list[tuple[str, YMap]] = field(default_factory=list)
+    k8s_not_modelled: list[tuple[str, Span]] = field(default_factory=list)
+
+    @property
+    def has_manifest(self) -> bool:
+        return self.manifest_node is not None
+
+
+def _file_span(display: str) -> Span:
+    return Span(display, 1, 1, 1, 1)
+
+
+def _read(path: str, display: str, sub: Submission, named_at: Span | None = None) -> TextFile | None:
+    """Read a file (its real path must stay inside ``sub.within``: no link out of the submission or
+    the working tree is followed); on failure an IO001 finding at ``named_at`` (the manifest entry
+    naming the file) or, without one, at the file itself."""
+    try:
+        tf = read_text(path, display, sub.max_bytes, sub.within, sub.within_name)
+    except ReadError as err:
+        sub.findings.append(Finding("IO001", f"cannot read {display}: {err}", named_at or _file_span(display)))
+        return None
+    sub.texts.append(tf)
+    return tf
+
+
+def _yaml(tf: TextFile, sub: Submission) -> YNode | None:
+    try:
+        root = parse_yaml(tf.text, tf.display)
+    except YamlError as err:
+        sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
+        return None
+    _report(root, tf.display, sub)
+    return root
+
+
+def _report(root: YNode | None, display: str, sub: Submission) -> None:
+    """The findings and merge notes of a parsed YAML document: duplicate keys, then foreign tags
+    (IO001), then the merge keys noted; each walk runs only when the tree holds such a node
+    (:func:`cfglint.read.yamlsrc.holds`, recorded as the tree was built: most hold none)."""
+    found = holds(root)
+    if found & HOLDS_DUPLICATES:
+        _report_duplicates(root, sub)
+    if found & HOLDS_FOREIGN_TAGS:
+        _report_tags(root, display, sub)
+    if found & HOLDS_MERGES:
+        _note_merges(root, sub)
+
+
+TAG_MESSAGE = "YAML tag"
+
+
+def _report_tags(root: YNode | None, display: str, sub: Submission) -> None:
+    """IO001 at each tag a safe loader cannot construct: the engines (and Dynamo, and the
+    submission tooling) read YAML with safe loaders, which refuse the whole file at launch.
+    cfglint keeps the node as plain text and never constructs it."""
+    for tag, span in foreign_tags(root):
+        sub.findings.append(Finding(
+            "IO001", f"{TAG_MESSAGE} '{tag}' is not a standard YAML type: safe loaders (yaml.safe_load, which the "
+                     f"engines use) refuse {display} with 'could not determine a constructor for the tag'; "
+                     f"remove the tag and write the value as plain YAML", span))
+
+
+def _report_duplicates(node: YNode | None, sub: Submission) -> None:
+    for n in nodes(node):  # each mapping once, however many aliases name it
+        if isinstance(n, YMap):
+            for first, again in n.duplicates:
+                sub.findings.append(Finding(
+                    "IO001",
+                    f"duplicate key '{again.text}' (first at line {first.span.line}); YAML loaders keep only the last value",
+                    again.span, related=[(first.span, "first definition")]))
+
+
+MAX_MERGE_NOTES = 3  # '<<' keys named as related locations of one finding
+
+
+def _note_merges(root: YNode | None, sub: Submission) -> None:
+    """Remember, for every node of a mapping merged with ``<<`` (at any depth), the ``<<`` keys
+    that merge it: a finding there gets them as related locations (:func:`merge_related`). The
+    walk visits each node once per merge key, at most MAX_NODES nodes in all."""
+    budget = MAX_NODES
+    for n in nodes(root):
+        if not isinstance(n, YMap):
+            continue
+        for mkey, source in n.merges:
+            for inner in nodes(source):
+                budget -= 1
+                if budget < 0:
+                    return
+                sites = sub.merged_at.setdefault(inner.span, [])
+                if len(sites) < MAX_MERGE_NOTES and mkey.span not in sites:
+                    sites.append(mkey.span)
+
+
+def merge_related(findings: list[Finding], sub: Submission) -> None:
+    """Add to each finding located at a node that a ``<<`` merge key merges the ``<<`` keys
+    that merge it: the value is written at the anchor, and used where it is merged."""
+    if not sub.merged_at:
+        return
+    for f in findings:
+        for site in sub.merged_at.get(f.span, ()):
+            if all(s != site for s, _ in f.related):
+                f.related.append((site, "merged into this mapping here by the YAML merge key '<<'"))
+
+
+def manifest_validator():
+    """The compiled manifest JSON Schema (compiled once per process)."""
+    return validator("submission.schema.json")
+
+
+def _unknown_names(node: YNode, data: dict, kb) -> list[Finding]:
+    """Warnings for an accelerator or model the knowledge base does not know: the hardware
+    and parser-family checks cannot run for them."""
+    import difflib
+
+    out = []
+    system = data.get("system") if isinstance(data.get("system"), dict) else {}
+    acc = system.get("accelerator")
+    target = walk_path(node, ("system", "accelerator"))
+    if isinstance(acc, str) and acc and kb.accelerator(acc) is None and target is not None:
+        names = kb.accelerator_names()
+        close = difflib.get_close_matches(acc, names, n=1, cutoff=0.5)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(names)}"
+        out.append(Finding("SUB001", f"system/accelerator: '{acc}' is not in the knowledge base (rules/accelerators.yaml), "
+                                     f"so hardware checks are skipped{hint}", target.span, level="warning"))
+    return out
+
+
+def _file_refs(node: YNode | None, data: dict, key: str) -> list[tuple[str, str | None, Span]]:
+    """(path, role, span) of files.launch / files.configs entries that are well formed."""
+    files = data.get("files") if isinstance(data.get("files"), dict) else {}
+    items = files.get(key) if isinstance(files.get(key), list) else []
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            path, role, npath = item, None, ("files", key, i)
+        elif isinstance(item, dict) and isinstance(item.get("path"), str):
+            path, role, npath = item["path"], item.get("role") if isinstance(item.get("role"), str) else None, ("files", key, i, "path")
+        else:
+            continue
+        target = walk_path(node, npath)
+        out.append((path, role, target.span if target is not None else Span("?", 1, 1, 1, 1)))
+    return out
+
+
+def _inside(root: str, rel: str) -> str | None:
+    """Absolute path of ``rel`` if it stays inside ``root`` (symlinks resolved), else None.
+    Raises ValueError for a name no file can have (a NUL byte, a lone surrogate)."""
+    os.fsencode(rel)
+    if "\x00" in rel:
+        raise ValueError("NUL byte")
+    if os.path.isabs(rel):
+        return None
+    full = real_path(os.path.join(root, rel))
+    real_root = real_path(root, directory=True)
+    return full if full == real_root or full.startswith(real_root + os.sep) else None
+
+
+def load_submission(root: str, kb=None, max_bytes: int = MAX_BYTES, tree: str | None = None) -> Submission:
+    """Load the submission in directory ``root``. Every file is read only if its real path stays
+    inside ``root`` (links inside it are followed, links out of it are not); ``tree`` (the linted
+    tree: the git working tree or the directory named on the command line): the submission
+    directory itself must really lie inside it. Never raises for bad input."""
+    with resolving():   # each directory's real path looked up once while loading it
+        return _load_submission(root, kb, max_bytes, tree)
+
+
+def _load_submission(root: str, kb, max_bytes: int, tree: str | None) -> Submission:
+    sub = Submission(root=root, display=display_path(root), max_bytes=max_bytes, within=root,
+                     within_name=f"the submission directory {display_path(root)}")
+    mdisplay = display_path(os.path.join(root, MANIFEST))
+    if tree is not None and not inside(real_path(root, directory=True), real_path(tree, directory=True)):
+        sub.findings.append(Finding("IO001", f"cannot read {mdisplay}: the submission directory {sub.display} is reached through a "
+                                             "symbolic link that leads outside the working tree; cfglint does not "
+                                             "follow links out of it", _file_span(mdisplay)))
+        return sub
+    tf = _read(os.path.join(root, MANIFEST), mdisplay, sub)
+    node = _yaml(tf, sub) if tf else None
+    if tf is not None and node is None and not any(f.rule_id == "IO001" for f in sub.findings):
+        sub.findings.append(Finding("SUB001", "submission.yaml is empty", _file_span(mdisplay)))
+    if node is None:
+        return _without_manifest(sub, root)
+    sub.manifest_node = node
+    data = to_python(node)
+    if not isinstance(data, dict):
+        sub.findings.append(Finding("SUB001", "(top level): the manifest must be a mapping", node.span))
+        return _without_manifest(sub, root)
+    sub.manifest = data
+    sub.findings.extend(validate("SUB001", "submission.schema.json", node, data, mdisplay))
+    sub.findings.extend(_unknown_names(node, data, kb or knowledge()))
+
+    seen: set[str] = set()
+    named: set[Span] = set()
+    for key in ("launch", "configs", "deploy"):
+        for rel, role, span in _file_refs(node, data, key):
+            if span in named:
+                continue  # the same YAML node again (an alias): checked once
+            named.add(span)
+            try:
+                full = _inside(root, rel)
+            except ValueError:
+                sub.findings.append(Finding("SUB002", f"files.{key}: '{printable(rel)}' is not a file name (it holds a NUL "
+                                                      "byte or an invalid character)", span))
+                continue
+            if full is None:
+                sub.findings.append(Finding("SUB002", f"files.{key}: '{rel}' is outside the submission directory; name files relative to it", span))
+                continue
+            if not os.path.lexists(full):
+                sub.findings.append(Finding("SUB002", f"files.{key}: '{rel}' does not exist in {sub.display}", span))
+                continue
+            if full in seen:
+                continue
+            seen.add(full)
+            ftf = _read(full, display_path(full), sub, named_at=span if os.path.isdir(full) else None)
+            if ftf is None:
+                continue
+            _load_file(ftf, rel, role, key == "configs", sub, deploy=key == "deploy")
+    files_at = key_span(node, ("files",)) or node.span
+    sub.unlisted = [(path, files_at) for path in serving_candidates(root)
+                    if real_path(path) not in seen]
+    return sub
+
+
+def _without_manifest(sub: Submission, root: str) -> Submission:
+    """A submission whose manifest cannot be used (unreadable, empty, not a mapping): its launch
+    files and engine configs are still linted, each on its own (as pre-commit, given the file,
+    lints it), so a broken or emptied manifest cannot hide what they hold (a leaked secret).
+    ``unlisted`` entries without a ``files`` span get no SUB003."""
+    sub.unlisted = [(path, None) for path in serving_candidates(root)]
+    return sub
+
+
+def _yaml_docs(tf: TextFile, sub: Submission) -> list[YNode] | None:
+    """Every document of a YAML file (duplicates, tags and merges noted as for one), or None
+    after an IO001 when it cannot be parsed."""
+    try:
+        docs = parse_yaml_all(tf.text, tf.display, keep_empty=True)
+    except YamlError as err:
+        sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
+        return None
+    for root in docs:
+        _report(root, tf.display, sub)
+    return docs
+
+
+def _load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy: bool) -> None:
+    """A YAML file: Kubernetes manifests (any file whose documents hold an object with
+    ``apiVersion`` and ``kind``, or one listed under ``files.deploy``) become launches
+    (:mod:`cfglint.read.k8s`); any other is an engine config, which must be one document (the
+    engines read it with ``yaml.safe_load``, which refuses a stream of several)."""
+    from ..read import k8s
+
+    docs = _yaml_docs(tf, sub)
+    if docs is None:
+        if not deploy:
+            sub.configs.append(ConfigFile(path=os.path.normpath(rel), display=tf.display, root=None, role=role))
+        return
+    if deploy or any(k8s.is_object(d) for d in docs):
+        manifest = k8s.read_manifest(docs, tf.lines, tf.display)
+        sub.findings += manifest.findings
+        sub.k8s_objects += [(tf.display, obj) for obj in manifest.objects]
+        sub.k8s_not_modelled += manifest.not_modelled
+        by_role: dict[str | None, list] = {}
+        for cmd, crole in manifest.commands:
+            by_role.setdefault(crole, []).append(cmd)
+        for crole, cmds in by_role.items():
+            pod_role = crole if crole in ("prefill", "decode", "server") else None
+            if pod_role is None and crole is not None:
+                pod_role = role_from_name(crole)
+            if pod_role is None and role is None and cmds and cmds[0].origin is not None:
+                pod_role = role_from_name(cmds[0].origin.group.name)
+            sub.launches.append((tf.display, ShellScript(commands=cmds), pod_role or role, False))
+        return
+    if len(docs) > 1:  # as parse_yaml reports it
+        sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: expected one YAML document, found {len(docs)}",
+                                    docs[1].span))
+        root = None
+    else:
+        root = docs[0] if docs else None
+    sub.configs.append(ConfigFile(path=os.path.normpath(rel), display=tf.display, root=root, role=role))
+
+
+def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Submission,
+               deploy: bool = False) -> None:
+    lower = rel.lower()
+    if deploy or as_config or lower.endswith((".yaml", ".yml", ".json")):
+        _load_yaml(tf, rel, role, sub, deploy)
+    elif lower.endswith(".args"):
+        sub.launches.append((tf.display, parse_args_file(tf.text, tf.display), role, True))
+    else:
+        try:
+            script = parse_shell(tf.text, tf.display)
+        except ParserCrash as err:
+            sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}",
+                                        _file_span(tf.display)))
+            return
+        continued = [n for n, line in enumerate(tf.lines, start=1) if line.endswith("\\")] if tf.had_crlf else []
+        if continued:
+            n = continued[0]
+            col = len(tf.lines[n - 1])
+            sub.findings.append(Finding(
+                "IO001", "CRLF line ends: bash reads backslash + CR as no line continuation, so this command "
+                         "ends here (ShellCheck SC1017); save the file with LF line ends",
+                Span(tf.display, n, col, n, col + 1), level="warning"))
+        if script.errors:
+            first_line = min(e.line for e in script.errors)
+            span = min((e for e in script.errors if e.line == first_line),
+                       key=lambda e: (e.end_line - e.line, e.end_col - e.col))
+            line = tf.lines[span.line - 1] if span.line <= len(tf.lines) else ""
+            near = line[span.col - 1:span.col + 39].strip() if span.end_line == span.line else line[span.col - 1:].strip()[:40]
+            sub.findings.append(Finding(
+                "IO001", f"shell syntax error near '{near}' (unbalanced quote, bracket or keyword?); "
+                         "the commands around it may be misread", span, level="warning"))
+        sub.launches.append((tf.display, script, role, False))
+        _written_configs(script, tf, sub)
+
+
+MAX_WRITTEN_CONFIGS = 64  # engine configs per submission (heredocs included): more is no launch
+
+
+def _shift_span(span: Span, lines: int) -> Span:
+    return Span(span.path, span.line + lines, span.col, span.end_line + lines, span.end_col)
+
+
+def _shifted(root: YNode | None, lines: int) -> YNode | None:
+    """``root`` parsed from a heredoc body, its spans moved down ``lines`` lines (to the
+    script's lines). Nodes shared through YAML aliases move once."""
+    for n in nodes(root):
+        n.span = _shift_span(n.span, lines)
+    return root
+
+
+def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None:
+    """Engine YAML a launch script writes with a heredoc (``cat <<EOF > extra.yaml``): an
+    engine config at that path, parsed with positions inside the heredoc (the script's lines),
+    used when a flag names the path. A heredoc that expands a shell value inside stays
+    unreadable (root None): a flag naming it is reported as not checked."""
+    for wf in script.files:
+        if wf.path is None or not wf.path.lower().endswith((".yaml", ".yml")):
+            continue
+        root = None
+        if len(sub.configs) >= MAX_WRITTEN_CONFIGS:
+            break
+        if wf.static:
+            try:
+                root = _shifted(parse_yaml(wf.text, tf.display), wf.line - 1)
+            except YamlError as err:
+                span = _shift_span(err.span, wf.line - 1) if err.span is not None else wf.span
+                sub.findings.append(Finding("IO001", f"cannot parse the YAML {tf.display} writes to {wf.path}: {err}",
+                                            span))
+            else:
+                _report(root, tf.display, sub)
+        sub.configs.append(ConfigFile(path=os.path.normpath(wf.path), display=tf.display, root=root,
+                                      written_by=tf.display))
+
+
+def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,
+                    within_name: str | None = None) -> Submission:
+    """A file outside any submission, linted on its own (no manifest); read only if its real
+    path stays inside ``within`` (the linted tree, or the submission directory it lies in)."""
+    display = display_path(path)
+    sub = Submission(root=os.path.dirname(path), display=display, max_bytes=max_bytes, within=within,
+                     within_name=within_name)
+    tf = _read(path, display, sub)
+    if tf is not None:
+        _load_file(tf, os.path.basename(path), None, False, sub)
+        if not sub.launches and sub.k8s_objects and not sub.k8s_not_modelled:
+            # Kubernetes objects that run no container command (a Service, a ConfigMap): as any
+            # other YAML that is no engine config, only its syntax is checked
+            sub.texts.clear()
+            sub.k8s_objects.clear()
+            sub.unknown_yaml = _file_span(display)
+        if not sub.launches and sub.configs and not _looks_like_engine_config(sub.configs[0].root):
+            # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
+            # outside a submission only engine configs get more than a syntax check, and
+            # application tags (CloudFormation's !Ref) are theirs to use.
+            sub.texts.clear()
+            sub.configs.clear()
+            sub.unknown_yaml = _file_span(display)
+            sub.findings = [f for f in sub.findings if not f.message.startswith(TAG_MESSAGE)]
+    return sub
+
+
+ENGINE_CONFIG_KEYS = {
+    "tensor_parallel_size", "tensor-parallel-size", "tp-size", "moe_expert_parallel_size",
+    "speculative_config", "kv_cache_config", "model-path", "context_servers", "generation_servers",
+    "speculative-algorithm", "reasoning-parser", "tool-call-parser", "max_num_tokens", "max_batch_size",
+}
+
+
+def _looks_like_engine_config(root: YNode | None) -> bool:
+    return isinstance(root, YMap) and any(isinstance(k.value, str) and k.value in ENGINE_CONFIG_KEYS
+                                          for k, _ in root.items)
