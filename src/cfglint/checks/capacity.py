@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..deploy.defaults import Default, resolve
 from ..deploy.extract import Process
 from ..model import Finding, Located
-from . import Context, as_int, here, rule
+from .base import Context, as_int, here, rule
 from .modelfacts import parse_length, served_model
 
 CHECK = "weights against device memory (MEM001)"

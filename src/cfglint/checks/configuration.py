@@ -1,7 +1,7 @@
 """Rules about configuration files themselves (reported while the configuration is read, not by a
 check over a submission): CFG001, a nested configuration doing more than the root allows."""
 
-from . import register
+from .base import register
 
 register(
     "CFG001", "untrusted-configuration", "error",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from ..model import Finding, Span
-from . import Context, Gap, register
+from .base import Context, Gap, register
 
 register(
     "COV001", "not-checked", "note",

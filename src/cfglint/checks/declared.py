@@ -6,7 +6,7 @@ import re
 
 from ..deploy.extract import Process
 from ..model import Finding, Located
-from . import Context, as_int, here, rule
+from .base import Context, as_int, here, rule
 from .modelfacts import served_model
 
 # --quantization values and the precision family they serve (SGLang / vLLM names).

@@ -4,7 +4,7 @@ shapes the engine refuses."""
 from __future__ import annotations
 
 from ..model import Finding
-from . import Context, as_int, here, rule
+from .base import Context, as_int, here, rule
 
 
 @rule("DIS001", "kv-transfer-mismatch", "error",

@@ -7,7 +7,7 @@ import json
 
 from ..deploy.defaults import Default, draft_slots, engine_version, resolve, version_gate
 from ..model import Finding
-from . import Context, as_int, here, rule
+from .base import Context, as_int, here, rule
 from .speculative import draft_length
 
 

@@ -13,7 +13,7 @@ from ..load.submission import ConfigFile
 from ..model import Finding
 from ..read.yamlsrc import YMap, YScalar, to_python, walk_path
 from ..schema.validation import validate
-from . import Context, rule
+from .base import Context, rule
 
 # libyaml where PyYAML has it: our own data files, read once, as the safe loader reads them
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -5,7 +5,7 @@ all the same, in directory mode and when the file is named (pre-commit), so loca
 agree.
 """
 
-from . import register
+from .base import register
 
 register(
     "SUB003", "unlisted-file", "warning",

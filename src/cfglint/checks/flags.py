@@ -9,7 +9,7 @@ import re
 from ..deploy.extract import Arg, Process
 from ..knowledge import FlagRegistry
 from ..model import Finding
-from . import Context, here, rule
+from .base import Context, here, rule
 
 LABEL = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "trtllm-serve", "trtllm.disaggregated": "trtllm-serve disaggregated",
          "dynamo.frontend": "Dynamo frontend", "dynamo.trtllm": "dynamo.trtllm", "dynamo.sglang": "dynamo.sglang",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..deploy.defaults import Default, resolve
 from ..model import Finding
-from . import Context, here, rule
+from .base import Context, here, rule
 from .modelfacts import served_model
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..model import Finding
-from . import Context, here, rule
+from .base import Context, here, rule
 
 # What an image name or tag says about the platform it is built for.
 MARKERS = (

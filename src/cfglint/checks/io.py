@@ -1,6 +1,6 @@
 """Rules reported by the load stage: unreadable files, manifest schema, missing files."""
 
-from . import register
+from .base import register
 
 register(
     "IO001", "unreadable-file", "error",

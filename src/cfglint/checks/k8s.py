@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..model import Finding, Located, Span, parse_int
 from ..read.yamlsrc import YMap, YScalar, YSeq
-from . import Context, here, rule
+from .base import Context, here, rule
 from .image import MARKERS
 from .topology import gpus_per_instance, node_group
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..read.yamlsrc import YMap, YScalar
-from . import Context, rule
+from .base import Context, rule
 
 
 def _is_object(root) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Finding
-from . import Context, here, rule
+from .base import Context, here, rule
 
 
 def _matches(value: str, patterns: list) -> bool:

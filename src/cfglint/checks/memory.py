@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Finding
-from . import Context, rule
+from .base import Context, rule
 from .modelfacts import context_limit, parse_length, served_model
 
 # engine -> (the flag as written in messages, the override variable, what happens without it)

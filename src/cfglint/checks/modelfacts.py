@@ -12,7 +12,7 @@ import re
 
 from ..deploy.extract import Process
 from ..model import Located, parse_int
-from . import Context, as_int
+from .base import Context, as_int
 
 # vLLM --max-model-len accepts human-readable sizes: 1k = 1000, 1K = 1024 (ModelConfig.max_model_len docs)
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")

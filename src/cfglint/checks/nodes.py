@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..model import Finding, parse_int
-from . import Context, as_int, here, rule
+from .base import Context, as_int, here, rule
 from .modelfacts import block_size, fact_int, served_model
 from .topology import gpus_per_instance, node_groups
 

@@ -7,7 +7,7 @@ import re
 from ..deploy.extract import ParserRef
 from ..knowledge import Knowledge
 from ..model import Finding
-from . import Context, rule
+from .base import Context, rule
 from .modelfacts import served_model
 
 ENGINE_NAMES = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "Dynamo"}

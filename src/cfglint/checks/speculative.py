@@ -9,7 +9,7 @@ import re
 
 from ..deploy.extract import Process
 from ..model import Finding, Located, Span
-from . import Context, as_int, here, rule
+from .base import Context, as_int, here, rule
 
 
 def draft_length(p: Process) -> tuple[Located, str, list[Finding]] | None:

@@ -6,7 +6,7 @@ import re
 
 from ..deploy.extract import Process
 from ..model import Finding, Located, Span, parse_int, record
-from . import Context, as_int, here, rule
+from .base import Context, as_int, here, rule
 
 # the role names a manifest may use (schemas/submission.schema.json, $defs.role.name)
 ROLE_NAMES = ("server", "prefill", "decode")

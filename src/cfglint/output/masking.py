@@ -14,7 +14,7 @@ report, baseline or SARIF fingerprint is made:
   anything that has a token format (rules/secrets.yaml ``tokens``).
 
 No character of a credential is ever shown: a message says ``<secret>`` instead, and RED002's
-own message gives only the kind and the length (:func:`placeholder`).
+own message gives only the kind and the length (:func:`cfglint.checks.redaction.placeholder`).
 
 Cost is linear in the credentials and in the text scanned (:class:`Redactor`).
 """
@@ -27,11 +27,6 @@ from typing import Iterable
 SHOWN = "<secret>"        # what a message shows in place of a credential
 FRAGMENT = 8              # a run of this many characters of a credential is hidden wherever it appears
 SHORTEST = 4              # shorter credentials are hidden only at their own span (a message may say "1")
-
-
-def placeholder(secret: str) -> str:
-    """What RED002 says instead of a credential: its length, never a character of it."""
-    return f"<secret, {len(secret)} chars>"
 
 
 class Redactor:
@@ -176,4 +171,4 @@ def mask_result(findings, sources: dict[str, list[str]], fallback: re.Pattern | 
             f.suppressed = redactor.hide(f.suppressed)
 
 
-__all__ = ["FRAGMENT", "Redactor", "SHOWN", "mask_result", "placeholder", "token_pattern"]
+__all__ = ["FRAGMENT", "Redactor", "SHOWN", "mask_result", "token_pattern"]
