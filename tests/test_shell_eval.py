@@ -1,4 +1,4 @@
-"""The static shell evaluator (src/cfglint/read/shell/__init__.py): launches built the way people write them.
+"""The static shell evaluator (src/cfglint/read/shell/): launches built the way people write them.
 
 Each construct is built from a real published recipe (examples/submissions/recipes/) rewritten
 into that construct, with a passing control (the rewritten recipe, correct) and a failing case
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from support import copy_submission, lint, only
 
-from cfglint.read.shell import _parse_shell
+from cfglint.read.shell.parse import parse_here as _parse_shell
 
 SGLANG = "recipes/sglang-deepseek-v3.2-h200-tp8-dp8-parsers"
 SGLANG_MTP = "recipes/sglang-deepseek-v3.2-exp-h200-tp8-dp8-mtp"

@@ -3,7 +3,7 @@ many files, a crash in it costs only the file being parsed (IO001) and the next 
 new worker, a forked process never shares its parent's worker, and the worker exits when its
 parent closes it or goes away.
 
-The crash is made by monkeypatching ``shell._parse_bounded`` (what the worker calls per request)
+The crash is made by monkeypatching ``parse.parse_bounded`` (what the worker calls per request)
 before the worker is forked: production code has no crash hook.
 """
 
@@ -19,6 +19,7 @@ import pytest
 
 from cfglint.lint import lint_paths
 from cfglint.read import shell
+from cfglint.read.shell import parse as in_process
 from cfglint.read.shell import worker as shellworker
 
 from support import copy_submission, position, replace_once
@@ -52,14 +53,14 @@ def forks(monkeypatch):
 
 
 def _crash_on_marker(monkeypatch, how):
-    real = shell._parse_bounded
+    real = in_process.parse_bounded
 
     def parse(text, path):
         if MARKER in text:
             how()
         return real(text, path)
 
-    monkeypatch.setattr(shell, "_parse_bounded", parse)
+    monkeypatch.setattr(in_process, "parse_bounded", parse)
 
 
 def _segfault():

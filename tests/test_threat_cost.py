@@ -134,7 +134,7 @@ def test_columns_on_a_long_line_with_one_non_ascii_character_cost_linear_time(pr
     over 2 minutes): each word's column decoded the line from its start. Here: the columns of
     the same number of words spread over a 40 KB and a 400 KB line cost the same (a cost per
     word that grows with the line's length is the quadratic path)."""
-    from cfglint.read.shell import _Positions
+    from cfglint.read.shell.positions import _Positions
 
     times = []
     for n in (20_000, 200_000):
@@ -196,7 +196,7 @@ def test_unknown_flags_past_the_budget_still_get_a_finding_each(tmp_path):
 
 
 def test_a_value_expanded_many_times_is_not_copied_into_every_word(tmp_path):
-    """One 60 KB value used 2 000 times: past the expansion budget (shell.py MAX_FILE_CHARS)
+    """One 60 KB value used 2 000 times: past the expansion budget (read/shell/values.py MAX_FILE_CHARS)
     the words are not static, so the findings and their messages stay few and short."""
     result = lint_paths([str(_lint_shell(tmp_path, "expanded_value", 2000))])
     assert sum(len(f.message) for f in result.findings) < 200_000

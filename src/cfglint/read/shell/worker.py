@@ -5,8 +5,8 @@ Why a child: tree-sitter is native code, and under fuzzing it crashed (SIGSEGV) 
 one bad file must cost that file (an IO001 finding), never the run. Why one child for many files:
 a fork per file imported tree-sitter again (~12 ms) and paid a fork, about half of a large run's
 time. The worker is forked lazily by the first parse, imports tree-sitter once, and then parses
-one request at a time, each with a fresh ``tree_sitter.Parser`` (see ``shell._parser``) and with
-``shell.CHILD_RECURSION_LIMIT`` Python frames allowed.
+one request at a time, each with a fresh ``tree_sitter.Parser`` (see :func:`.native.tree_of`) and with
+``parse.CHILD_RECURSION_LIMIT`` Python frames allowed.
 
 Protocol, over two pipes: a request is an 8-byte little-endian length and the pickle of
 ``(text, path)``; the answer is an 8-byte length and the pickle of the ``ShellScript`` or of the
@@ -62,10 +62,10 @@ _exit_hooks_for: int | None = None    # the process id whose exit handlers are r
 def parse(text: str, path: str):
     """The ``ShellScript`` of ``text`` (shown as ``path``), parsed in the worker.
 
-    Raises ``shell.ParserCrash`` when the worker dies on this input (or cannot be started), when
+    Raises ``ParserCrash`` when the worker dies on this input (or cannot be started), when
     the chain of commands is too deep to read, or when the request or answer is too large.
     """
-    from . import ParserCrash
+    from .script import ParserCrash
 
     request = pickle.dumps((text, path), protocol=pickle.HIGHEST_PROTOCOL)
     if len(request) > MAX_REQUEST:
@@ -99,7 +99,7 @@ def parse(text: str, path: str):
 
 
 def prestart() -> None:
-    """Start this process's worker if it has none (shell.prestart_parser); never raises."""
+    """Start this process's worker if it has none (:func:`cfglint.read.shell.prestart_parser`); never raises."""
     with _lock:
         try:
             _live_worker()
@@ -168,7 +168,7 @@ def _live_worker() -> _Worker:
 
 
 def _start() -> _Worker:
-    from . import ParserCrash
+    from .script import ParserCrash
 
     _register_exit_hooks()
     fds: list[int] = []
@@ -293,7 +293,9 @@ def _serve(requests: int, answers: int) -> None:
     import gc
     import signal
 
-    from .. import shell
+    from . import parse as here
+    from .native import language
+    from .script import ParserCrash
 
     gc.freeze()  # the parent's objects are never collected (or finalized) here
     # no automatic collections: a parse builds a large tree with few cycles, and the collector's
@@ -305,8 +307,8 @@ def _serve(requests: int, answers: int) -> None:
     top = os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1 << 16
     for lo, hi in zip(keep, keep[1:] + [max(top, keep[-1] + 1)]):
         os.closerange(lo + 1, hi)
-    sys.setrecursionlimit(shell.CHILD_RECURSION_LIMIT)
-    shell._language()  # tree-sitter is imported once, here
+    sys.setrecursionlimit(here.CHILD_RECURSION_LIMIT)
+    language()  # tree-sitter is imported once, here
     served = 0
     while True:
         head = _read_exactly(requests, _HEADER)
@@ -320,8 +322,8 @@ def _serve(requests: int, answers: int) -> None:
             return
         text, path = pickle.loads(body)
         try:
-            result = shell._parse_bounded(text, path)
-        except shell.ParserCrash as err:
+            result = here.parse_bounded(text, path)
+        except ParserCrash as err:
             result = err
         data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
         try:

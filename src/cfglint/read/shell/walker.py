@@ -1,0 +1,223 @@
+"""Statements, walked in order: assignments and exports, commands (with their prefix
+assignments and the environment they see), function definitions and calls, literal ``for``
+loops, branches (what runs in them is not certain), heredocs that write files, and ``eval`` of a
+static string, read again as shell with every character at the place it is written."""
+
+from __future__ import annotations
+
+import re
+
+from ...model import Located, Span
+from .native import tree_of
+from .positions import _MappedPositions, _Piece
+from .script import Command, WrittenFile, Word
+from .values import ARGUMENT_TYPES, MAX_CALL_DEPTH, MAX_CHARS, MAX_WORDS, Values
+
+
+class Walker(Values):
+    # -- statements --------------------------------------------------------------------
+    def visit(self, node, repeat: int, loop_span: Span | None, certain: bool = True) -> None:
+        """``repeat``: how many times a literal loop runs what is inside; ``certain``: False
+        inside branches, non-literal loops, uncalled functions and ``||`` alternatives, where
+        how often a command runs (and which value an assignment leaves) cannot be known."""
+        t = node.type
+        if t == "ERROR" or node.is_missing:
+            self.script.errors.append(self.pos.span(node))
+        if t == "command":
+            self.command(node, repeat, loop_span, certain)
+            return
+        if t == "variable_assignment":
+            self.assign(node, export=False, certain=certain)
+            return
+        if t == "declaration_command":
+            export = self.src(node).startswith(("export", "declare -x"))
+            for child in node.named_children:
+                if child.type == "variable_assignment":
+                    self.assign(child, export=export, certain=certain)
+            return
+        if t == "function_definition":
+            name = node.child_by_field_name("name")
+            body = node.child_by_field_name("body")
+            if name is not None and body is not None:
+                self.functions[self.src(name)] = body
+            return
+        if t == "redirected_statement":
+            self.heredoc(node)
+        if t == "for_statement":
+            values = node.children_by_field_name("value")
+            body = node.child_by_field_name("body")
+            literal = bool(values) and all(v.type in ("word", "number", "raw_string") for v in values)
+            count = repeat * len(values) if literal else repeat
+            inner_span = self.pos.span(node) if literal else loop_span
+            for child in node.children:
+                if body is not None and child == body:
+                    self.visit(child, count, inner_span, certain and literal)
+                elif child.type not in ("word", "number", "raw_string", "variable_name"):
+                    self.visit(child, repeat, loop_span, certain)
+            return
+        if t in ("heredoc_body", "comment"):
+            return
+        if t in ("if_statement", "case_statement", "while_statement", "c_style_for_statement",
+                 "until_statement"):
+            certain = False
+        elif t == "list" and any(c.type == "||" for c in node.children):
+            certain = False
+        for child in node.children:
+            self.visit(child, repeat, loop_span, certain)
+
+    def finish(self) -> None:
+        """Functions never called: their commands, as run an unknown number of times."""
+        for name, body in list(self.functions.items()):
+            if name not in self.called:
+                self.called.add(name)
+                self.visit(body, 1, None, False)
+
+    def assign(self, node, export: bool, certain: bool = True) -> None:
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        if name_node is None:
+            return
+        name = self.src(name_node)
+        if name_node.type == "subscript":
+            return  # arr[3]=x: not followed
+        append = any(c.type == "+=" for c in node.children)
+        if value_node is not None and value_node.type == "array":
+            words: list[Word] = []
+            for child in value_node.named_children:
+                if child.type != "comment":
+                    words.extend(self.expand(child))
+            old = self.arrays.get(name, [])
+            if append and name not in self.arrays and name in self.vars:
+                old = [self.word_of(name, node)]
+            if not certain or (append and old is None) or len(old or []) + len(words) > MAX_WORDS:
+                self.arrays[name] = None
+            else:
+                self.arrays[name] = (old + words) if append else words
+            self.vars.pop(name, None)
+            return
+        if value_node is not None:
+            value = self.pieces(value_node)
+        else:
+            end = self.pos.span(node)
+            value = [_Piece("", Span(end.path, end.end_line, end.end_col, end.end_line, end.end_col))]
+        if append:
+            old = self.vars.get(name)
+            if old is None and name in self.arrays:  # arr+=x appends to element 0; not followed
+                self.arrays[name] = None
+                return
+            value = (old or []) + value
+        if not certain or len(value) > MAX_WORDS or sum(len(p.text) for p in value) > MAX_CHARS:
+            span = self.pos.span(value_node if value_node is not None else node)
+            value = [_Piece(self.src(value_node) if value_node is not None else "", span, False)]
+        self.vars[name] = value
+        self.arrays.pop(name, None)
+        if export:
+            self.exported[name] = self.word_of(name, value_node or node)
+
+    def word_of(self, name: str, node) -> Word:
+        value = self.vars.get(name) or [_Piece("", self.pos.span(node))]
+        text = "".join(p.text for p in value)
+        static = all(p.static for p in value)
+        solid = [p for p in value if p.text]
+        if static and len(solid) == 1:
+            return Word(text, solid[0].text, solid[0].span, True)
+        return Word(text, self.src(node), self.pos.span(node), static)
+
+    def heredoc(self, node) -> None:
+        """``cat <<EOF > f``, ``cat > f <<'EOF'``, ``tee f <<EOF``: the file ``f`` and its text."""
+        body_cmd = node.child_by_field_name("body")
+        heredoc = dest = None
+        stack = list(node.children)
+        while stack:
+            c = stack.pop(0)
+            if c.type == "heredoc_redirect":
+                heredoc = c
+                stack.extend(c.children)
+            elif c.type == "file_redirect" and dest is None:
+                op = c.children[0].type if c.children else ""
+                target = c.child_by_field_name("destination")
+                if op in (">", ">>", ">|") and target is not None:
+                    dest = target
+        if heredoc is None or body_cmd is None or body_cmd.type != "command":
+            return
+        name = body_cmd.child_by_field_name("name")
+        program = self.src(name) if name is not None else ""
+        if program == "tee" or program.endswith("/tee"):
+            args = [c for c in body_cmd.children_by_field_name("argument") if not self.src(c).startswith("-")]
+            dest = args[0] if args else dest
+        elif program not in ("cat", "/bin/cat", "/usr/bin/cat"):
+            return
+        body = next((c for c in heredoc.children if c.type == "heredoc_body"), None)
+        start = next((c for c in heredoc.children if c.type == "heredoc_start"), None)
+        if body is None or start is None or dest is None:
+            return
+        quoted = any(q in self.src(start) for q in "'\"\\")
+        text = self.src(body)
+        static = quoted or not re.search(r"[$`]", text)
+        target = self.word(dest)
+        line = self.pos.span(body).line
+        self.script.files.append(WrittenFile(target.text if target.static else None, text, line,
+                                             target.span, static))
+
+    def command(self, node, repeat: int, loop_span: Span | None, certain: bool = True) -> None:
+        words: list[Word] = []
+        assignments: dict[str, Word] = {}
+        name_node = node.child_by_field_name("name")
+        if name_node is not None and self.src(name_node) == "eval":
+            if self.eval(node, repeat, loop_span, certain):
+                return
+        for child in node.children:
+            if child.type == "variable_assignment":
+                n = child.child_by_field_name("name")
+                v = child.child_by_field_name("value")
+                if n is not None and v is not None:
+                    assignments[self.src(n)] = self.word(v)
+            elif child.type == "command_name":
+                words.extend(self.expand(child.named_children[0] if child.named_children else child))
+            elif child.type in ARGUMENT_TYPES:
+                words.extend(self.expand(child))
+            elif child.type == "ERROR":
+                self.script.errors.append(self.pos.span(child))
+        if not words:
+            return
+        head = words[0].text if words[0].static else None
+        if head == "shift" and self.args is not None:
+            n = int(words[1].text) if len(words) > 1 and words[1].text.isdigit() else 1
+            self.args = self.args[n:]
+            return
+        if head in self.functions and self.depth < MAX_CALL_DEPTH and self.budget[1] > 0:
+            self.budget[1] -= 1
+            self.called.add(head)
+            saved = self.args
+            self.args, self.depth = words[1:], self.depth + 1
+            try:
+                self.visit(self.functions[head], repeat, loop_span, certain)
+            finally:
+                self.args, self.depth = saved, self.depth - 1
+            return
+        rep = Located(repeat, loop_span) if loop_span is not None and repeat > 1 else None
+        self.script.commands.append(
+            Command(words, assignments, self.exported.snapshot(), self.pos.span(node), rep, certain))
+
+    def eval(self, node, repeat: int, loop_span: Span | None, certain: bool) -> bool:
+        """``eval "$CMD"``: the arguments joined with spaces and read again as shell, every
+        character at the place it is written. False when a part is not known statically."""
+        pieces: list[_Piece] = []
+        for child in node.children_by_field_name("argument"):
+            if pieces:
+                pieces.append(_Piece(" ", pieces[-1].span))
+            pieces.extend(self.pieces(child))
+        if not pieces or not all(p.static for p in pieces) or self.budget[0] <= 0:
+            return False
+        text = "".join(p.text for p in pieces)
+        if not self.spend(len(text)):
+            return False
+        self.budget[0] -= 1
+        data = text.encode("utf-8")
+        tree = tree_of(data)
+        sub = Walker(data, _MappedPositions(text, pieces, self.pos.path), parent=self)
+        errors = len(self.script.errors)
+        sub.visit(tree.root_node, repeat, loop_span, certain)
+        del self.script.errors[errors:]  # a string that is no shell: its words stay unrecognised
+        self.args, self.depth = sub.args, sub.depth
+        return True
