@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 import cfglint.knowledge as K
+from cfglint.knowledge import bundled as B
+from cfglint.knowledge import userfile as U
 from cfglint.knowledge import kbcache
 from cfglint.schema import validation
 
@@ -26,8 +28,8 @@ SUB = "recipes/vllm-gpt-oss-120b-b200-tp1-config"
 def _forget() -> None:
     """Drop every in-process memo, so the next Knowledge reads the cache directory (or YAML)."""
     K.knowledge.cache_clear()
-    K._bundled.cache_clear()
-    K._bundled_kinds.cache_clear()
+    B.bundle.cache_clear()
+    U._bundled_kinds.cache_clear()
     validation._passed_memo.clear()
     validation._usable_memo.clear()
     validation._passed_key.cache_clear()
@@ -50,17 +52,17 @@ def _entries(where: Path) -> list[Path]:
 
 
 class _Parses:
-    """Counts YAML parses of knowledge files (knowledge._parse)."""
+    """Counts YAML parses of knowledge files (knowledge.bundled.parse_data)."""
 
     def __init__(self, monkeypatch):
         self.count = 0
-        real = K._parse
+        real = B.parse_data
 
         def counted(raw):
             self.count += 1
             return real(raw)
 
-        monkeypatch.setattr(K, "_parse", counted)
+        monkeypatch.setattr(B, "parse_data", counted)
 
 
 def _facts(kb) -> dict:
@@ -107,7 +109,7 @@ def test_editing_a_bundled_file_is_a_miss(cache, tmp_path, monkeypatch):
     rules = tmp_path / "rules"
     shutil.copytree(K.data_dir("rules"), rules)
     real_dir = K.data_dir
-    monkeypatch.setattr(K, "data_dir", lambda name: rules if name == "rules" else real_dir(name))
+    monkeypatch.setattr(B, "data_dir", lambda name: rules if name == "rules" else real_dir(name))
     assert K.knowledge().accelerator("B200")["per_node"] == 8
     assert len(_entries(cache)) == 1
     replace_once(rules / "accelerators.yaml", '["B200 SXM", ', '["Blackwell-Test-Alias", "B200 SXM", ')
@@ -314,7 +316,7 @@ def test_a_cache_inside_a_git_working_tree_is_not_used(tmp_path, monkeypatch):
         monkeypatch.setenv("CFGLINT_CACHE_DIR", str(tmp_path / "honest"))
         kb = K.knowledge()
         assert kb.secrets
-        k = kb.__dict__.get("key") or K._bundled(str(K.data_dir("rules"))).key
+        k = kb.__dict__.get("key") or B.current().key
         real = kbcache.read(k)
         assert real is not None
         forged = dict(real)
@@ -395,7 +397,7 @@ def test_only_the_last_levels_are_created(tmp_path, monkeypatch, where):
 
 def test_the_key_changes_with_cfglint_s_source(tmp_path):
     """Every commit of cfglint is version 0.1.0: a change of the modules that decide what an entry
-    holds (kbcache, knowledge, validation) gives other keys, so old entries are not read."""
+    holds (kbcache.SOURCES) gives other keys, so old entries are not read."""
     pkg = tmp_path / "cfglint"
     shutil.copytree(ROOT / "src" / "cfglint", pkg, ignore=shutil.ignore_patterns("__pycache__"))
     script = "from cfglint.knowledge import kbcache; print(kbcache.key('bundled', 'x'))"
@@ -410,11 +412,11 @@ def test_the_key_changes_with_cfglint_s_source(tmp_path):
     first = key()
     assert key() == first                                       # stable for the same source
     keys = {first}
-    for module in ("kbcache.py", "knowledge.py", "validation.py"):
+    for module in kbcache.SOURCES:
         with open(pkg / module, "a", encoding="utf-8") as fh:
             fh.write("\n# another commit\n")
         keys.add(key())
-    assert len(keys) == 4
+    assert len(keys) == len(kbcache.SOURCES) + 1 == 6
 
 
 def test_the_schema_memo_never_encodes_an_expanded_alias_tree(tmp_path, monkeypatch):
@@ -555,9 +557,9 @@ def test_the_bundled_knowledge_is_keyed_by_the_same_digests_with_and_without_the
     import hashlib
 
     rules = K.data_dir("rules")
-    bundled = K._Bundled(rules)
+    bundled = B._Bundled(rules)
     expect = kbcache.key("bundled", [[name, hashlib.sha256(Path(path).read_bytes()).hexdigest()]
                                      for name, path in bundled.paths.items()])
     assert bundled.key == expect
     _forget()
-    assert K._Bundled(rules).key == expect   # second time (index written): the same key
+    assert B._Bundled(rules).key == expect   # second time (index written): the same key

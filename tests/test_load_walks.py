@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cfglint.load.submission import submission as load
+from cfglint.load import submission as load
 from cfglint.read import yamlsrc
 from cfglint.read.textfile import LineIndex, read_text
 from cfglint.read.yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YMap, YScalar,

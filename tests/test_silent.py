@@ -15,7 +15,7 @@ from cfglint.cli import main
 from cfglint.deploy.extract import extract
 from cfglint.knowledge import knowledge
 from cfglint.lint import lint_paths
-from cfglint.load.submission.submission import load_submission
+from cfglint.load.submission import load_submission
 
 from support import EXAMPLES, copy_submission, lint, only, replace_once
 

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cfglint import knowledge
+from cfglint.knowledge import modelids
 from cfglint.knowledge import kbcache
 from cfglint.read import shell
 from cfglint.read.shell import worker as shellworker
@@ -61,18 +62,18 @@ def test_sha256_without_hashlib_gives_hashlibs_digests():
 @settings(max_examples=30, deadline=None)
 @given(st.data())
 def test_every_quantized_suffix_passes_the_pre_filter(data):
-    for suffix, _precision in knowledge._QUANT_SUFFIXES:
+    for suffix, _precision in modelids._QUANT_SUFFIXES:
         tail = data.draw(st.from_regex(re.compile(suffix, re.I), fullmatch=True).filter(lambda s: "\n" not in s))
         name = "org/Model-7B-" + tail
-        assert any(t in ("Model-7B-" + tail).lower() for t in knowledge._QUANT_TOKENS), (suffix, tail)
-        assert knowledge.strip_quant_suffix(name)[0] is not None, (suffix, tail)
+        assert any(t in ("Model-7B-" + tail).lower() for t in modelids._QUANT_TOKENS), (suffix, tail)
+        assert modelids.strip_quant_suffix(name)[0] is not None, (suffix, tail)
 
 
 def test_a_name_without_a_quantized_suffix_compiles_no_pattern():
-    knowledge._quant_res.cache_clear()
-    assert knowledge.strip_quant_suffix("deepseek-ai/DeepSeek-V4-Pro") == (None, None)
-    assert knowledge._quant_res.cache_info().misses == 0
-    assert knowledge.strip_quant_suffix("nvidia/DeepSeek-R1-FP4") == ("nvidia/DeepSeek-R1", "NVFP4")
+    modelids._quant_res.cache_clear()
+    assert modelids.strip_quant_suffix("deepseek-ai/DeepSeek-V4-Pro") == (None, None)
+    assert modelids._quant_res.cache_info().misses == 0
+    assert modelids.strip_quant_suffix("nvidia/DeepSeek-R1-FP4") == ("nvidia/DeepSeek-R1", "NVFP4")
 
 
 def _run_module(*args: str) -> subprocess.CompletedProcess:

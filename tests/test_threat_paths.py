@@ -394,14 +394,15 @@ def test_the_bundled_entries_pass_as_a_user_knowledge_file(tmp_path):
     """The type check is learnt from the bundled data: the bundled entries themselves pass."""
     import yaml
 
-    from cfglint.knowledge import _user_file, data_dir
+    from cfglint.knowledge import data_dir
+    from cfglint.knowledge.userfile import read_user_file
 
     rules = data_dir("rules")
     data = {"accelerators": yaml.safe_load((rules / "accelerators.yaml").read_text())["accelerators"],
             "models": yaml.safe_load((rules / "models.yaml").read_text())["models"],
             "paths": {"host_prefixes": yaml.safe_load((rules / "paths.yaml").read_text())["host_prefixes"]}}
     (tmp_path / "k.yaml").write_text(yaml.safe_dump(data))
-    assert _user_file(str(tmp_path / "k.yaml")) == data
+    assert read_user_file(str(tmp_path / "k.yaml")) == data
 
 
 def test_paths_that_do_not_exist_and_directories_as_files(tmp_path):

@@ -55,7 +55,7 @@ def test_version_follows_the_data(tmp_path, monkeypatch):
     about = rules / "about.yaml"
     about.write_text(re.sub(r'knowledge_date: "[^"]+"', 'knowledge_date: "2030-01-31"', about.read_text()))
     (rules / "flags" / "dynamo.yaml").unlink()
-    monkeypatch.setattr(knowledge, "data_dir", lambda name: rules if name == "rules" else ROOT / name)
+    monkeypatch.setattr(knowledge.bundled, "data_dir", lambda name: rules if name == "rules" else ROOT / name)
     _, second = _version_lines()
     assert second.startswith("knowledge 2030-01-31; ")
     assert "vLLM 9.9.9" in second and f"vLLM {old}" not in second
@@ -104,6 +104,6 @@ def test_malformed_release_field_is_left_out(tmp_path, monkeypatch, bad):
     shutil.copytree(RULES, rules)
     sg = rules / "flags" / "sglang.yaml"
     sg.write_text(re.sub(r"^versions: .*\n", bad, sg.read_text(), count=1, flags=re.M))
-    monkeypatch.setattr(knowledge, "data_dir", lambda name: rules if name == "rules" else ROOT / name)
+    monkeypatch.setattr(knowledge.bundled, "data_dir", lambda name: rules if name == "rules" else ROOT / name)
     cov = knowledge.coverage()
     assert "sglang" not in cov["engines"] and "vllm" in cov["engines"]

@@ -273,9 +273,9 @@ def _credential_key(name: str, names: set[str], suffixes: tuple[str, ...]) -> bo
 
 @lru_cache(maxsize=1)
 def _secret_references() -> frozenset[str]:
-    from ..knowledge import _load
+    from ..knowledge import bundled_data
 
-    keys = ((_load("secrets.yaml") or {}).get("assignments") or {}).get("keys") or {}
+    keys = ((bundled_data("secrets.yaml") or {}).get("assignments") or {}).get("keys") or {}
     return frozenset(str(k).lower().replace("_", "").replace("-", "") for k in keys.get("secret_reference_keys") or [])
 
 

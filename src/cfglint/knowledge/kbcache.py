@@ -49,8 +49,9 @@ MAX_ENTRY_BYTES = 16 << 20     # the bundled knowledge is ~0.6 MB as JSON
 MAX_ENTRIES = 16               # entries kept in the directory; the oldest written are removed
 PREFIX, SUFFIX = "kb-", ".json"
 INDEX_PREFIX = "ix-"           # the digests' index entries (:func:`digests`), pruned apart from the data
-SOURCES = ("knowledge/kbcache.py", "knowledge/__init__.py", "schema/validation.py", "schema/fastschema.py")   # modules deciding
-# what an entry holds, relative to the cfglint package
+# the modules deciding what an entry holds, relative to the cfglint package
+SOURCES = ("knowledge/kbcache.py", "knowledge/bundled.py", "knowledge/userfile.py", "schema/validation.py",
+           "schema/fastschema.py")
 
 
 

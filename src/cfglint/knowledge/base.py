@@ -1,0 +1,313 @@
+"""The knowledge base: the facts the rules check against (accelerators, models and their config
+facts, engines, parsers, kernels, paths, secrets), the bundled files merged with the user's."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from functools import cached_property
+from pathlib import Path
+
+from ..read.safeio import ReadError, read_bytes
+from .bundled import load
+from .flagregistry import FlagRegistry, registries
+from .hfconfig import FIELDS as CONFIG_FIELDS
+from .hfconfig import facts as config_facts
+from .modelids import REPO_ID, precision_of, strip_hub_prefix, strip_quant_suffix
+from .userfile import read_user_file
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+class Knowledge:
+    """Facts cfglint checks against. Construct once (see :func:`knowledge`).
+
+    ``extra`` are the user's own knowledge files (``cfglint check --knowledge FILE``): their
+    accelerators and models are added or replace bundled ones by name / id, their parser
+    names are added to the engine's registry, their host path prefixes are added.
+    Raises KnowledgeError for an unreadable or malformed file.
+    """
+
+    def __init__(self, extra: tuple[str, ...] = (), private_ranges: tuple[str, ...] | None = None):
+        self.extra = [read_user_file(p) for p in extra]
+        self.private_ranges = private_ranges  # the configuration's private-ranges (CIDR), None: the bundled list
+
+    @cached_property
+    def engines(self) -> dict:
+        return load("engines.yaml")
+
+    @cached_property
+    def parsers(self) -> dict:
+        parsers = (load("parsers.yaml") or {}).get("parsers", {})
+        for data in self.extra:
+            for engine, kinds in (data.get("parsers") or {}).items():
+                for kind, names in (kinds or {}).items():
+                    parsers.setdefault(engine, {}).setdefault(kind, {}).update(names or {})
+        return parsers
+
+    @cached_property
+    def secrets(self) -> dict:
+        secrets = load("secrets.yaml")
+        if self.private_ranges is not None:
+            secrets.setdefault("addresses", {})["private"] = list(self.private_ranges)
+        return secrets
+
+    @cached_property
+    def kernels(self) -> dict:
+        return load("kernels.yaml")
+
+    @cached_property
+    def weight_formats(self) -> dict[str, float]:
+        """Bytes per parameter by weight format name (``NVFP4`` -> 0.5625), scales included:
+        rules/models.yaml ``weight_formats`` (MEM001). Entries without a positive number are left out."""
+        table = (load("models.yaml") or {}).get("weight_formats") or {}
+        out: dict[str, float] = {}
+        for name, entry in table.items() if isinstance(table, dict) else ():
+            value = entry.get("bytes") if isinstance(entry, dict) else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+                out[str(name).upper()] = float(value)
+        return out
+
+    @cached_property
+    def paths(self) -> dict:
+        paths = load("paths.yaml")
+        for data in self.extra:
+            paths.setdefault("host_prefixes", []).extend((data.get("paths") or {}).get("host_prefixes") or [])
+        return paths
+
+    @cached_property
+    def _accelerators(self) -> dict[str, dict]:
+        table: dict[str, dict] = {}
+        entries = dict((load("accelerators.yaml") or {}).get("accelerators") or {})
+        for data in self.extra:
+            entries.update(data.get("accelerators") or {})
+        for name, entry in entries.items():
+            entry = dict(entry, name=name)
+            for alias in [name, *(entry.get("aliases") or [])]:
+                table[_norm(alias)] = entry
+        return table
+
+    @cached_property
+    def _models(self) -> dict[str, dict]:
+        table: dict[str, dict] = {}
+        models = list((load("models.yaml") or {}).get("models") or [])
+        for data in self.extra:
+            models.extend(data.get("models") or [])
+        for entry in models:
+            for alias in [entry["id"], *(entry.get("aliases") or [])]:
+                table[alias.lower()] = entry
+        return table
+
+    @cached_property
+    def _by_name(self) -> dict[str, list[dict]]:
+        """Curated entries by repo name without the org (``deepseek-r1``), for org mirrors."""
+        table: dict[str, list[dict]] = {}
+        for key, entry in self._models.items():
+            bucket = table.setdefault(key.rsplit("/", 1)[-1], [])
+            if entry not in bucket:
+                bucket.append(entry)
+        return table
+
+    @cached_property
+    def model_configs(self) -> dict[str, dict]:
+        """Config facts by lower-cased repo id: rules/model_configs.yaml (generated from
+        aiconfigurator-core), then rules/model_configs_extra.yaml (hand-transcribed) for ids the
+        first lacks. (A user's knowledge file states config facts on its model entries directly;
+        entry values win over these.)"""
+        table: dict[str, dict] = {}
+        for name in ("model_configs.yaml", "model_configs_extra.yaml"):
+            for repo_id, entry in ((load(name) or {}).get("models") or {}).items():
+                if isinstance(entry, dict):
+                    table.setdefault(str(repo_id).lower(), dict(entry, config_id=str(repo_id)))
+        return table
+
+    def _config_for(self, *ids: str | None) -> dict:
+        for repo_id in ids:
+            if isinstance(repo_id, str) and repo_id.lower() in self.model_configs:
+                return self.model_configs[repo_id.lower()]
+        return {}
+
+    def _curated(self, model_id: str, bare: bool = False) -> tuple[dict | None, str]:
+        """(curated entry, how it was found) for an id or an org mirror of it (``bare``: also
+        for a repo name without org); (None, '') when nothing matches."""
+        key = model_id.lower()
+        if key in self._models:
+            entry = self._models[key]
+            return entry, ("exact" if entry["id"].lower() == key else "alias")
+        name = key.rsplit("/", 1)[-1]
+        if REPO_ID.fullmatch(key) or (bare and "/" not in key):
+            found = self._by_name.get(name) or []
+            if len(found) == 1:
+                return found[0], "mirror"
+        return None, ""
+
+    def _resolve(self, model_id: str) -> tuple[dict | None, dict, list[str], str | None]:
+        """(curated entry or None, config facts, resolution steps, precision the id's suffix implies)."""
+        steps: list[str] = []
+        entry, how = self._curated(model_id)
+        precision = None
+        current = model_id
+        for _ in range(4):   # e.g. -Instruct-FP8-dynamic: a few suffixes at most
+            if entry is not None:
+                break
+            stripped, implied = strip_quant_suffix(current)
+            if stripped is None:
+                break
+            precision = precision or implied
+            steps.append(f"{current} -> {stripped} (quantized re-upload suffix, {implied or 'precision unknown'})")
+            current = stripped
+            entry, how = self._curated(current)
+        if entry is not None and how == "mirror":
+            steps.append(f"{current} -> {entry['id']} (same repo name under another org)")
+        elif entry is not None and how == "alias":
+            steps.append(f"{current} -> {entry['id']} (alias listed in rules/models.yaml)")
+        # the most specific published config: the id itself, then its curated entry, aliases, base
+        config = self._config_for(model_id, current)
+        if not config and entry is not None:
+            config = self._config_for(entry["id"], *(entry.get("aliases") or []), entry.get("base"))
+        if entry is None and config:
+            steps = [f"{model_id}: config.json facts only ({config.get('source')})"]
+        return entry, config, steps, precision
+
+    def model(self, model_id: str | None) -> dict | None:
+        """Entry for a Hugging Face repo id, flat: the curated fields of rules/models.yaml (family,
+        moe, checkpoint_precision, reasoning, tool_call_format, source, ...) merged with the
+        config.json facts of rules/model_configs.yaml / model_configs_extra.yaml (num_attention_heads,
+        num_key_value_heads, max_position_embeddings, quantization, ...; curated values win).
+
+        Resolves, case-insensitively: ids and aliases; quantized re-uploads (``-FP8``,
+        ``-FP8-dynamic``, ``-NVFP4``, ``-FP4``, ``-MXFP4``, ``-AWQ``, ``-GPTQ-Int4``, ``-W4A16``,
+        ``-quantized.w4a16``, ...; see :func:`strip_quant_suffix`); org mirrors (``unsloth/X``,
+        ``RedHatAI/X``, ``nvidia/X`` for a curated ``<org>/X`` when exactly one has that name);
+        curated ``base:`` links (a fine-tune inherits its base's facts it does not state).
+        The entry's ``id`` is the curated id; ``requested_id`` is what was asked, ``resolved_from``
+        lists the steps taken (empty for a direct hit), and ``checkpoint_precision`` is the
+        precision the requested id's suffix or its own quantization_config implies, else the
+        curated one. An id with only config facts (no curated entry) is returned with
+        ``curated: False``. None when nothing matches."""
+        if not isinstance(model_id, str) or not model_id.strip() or len(model_id) > 300:
+            return None   # Hub ids are at most 96 characters per part; longer text is not an id
+        model_id = strip_hub_prefix(model_id.strip())
+        key = model_id.lower()
+        if key not in self._resolved:
+            entry, config, steps, precision = self._resolve(model_id)
+            self._resolved[key] = self._flat(model_id, entry, config, steps, precision)
+        result = self._resolved[key]
+        return dict(result) if result is not None else None   # callers may not change the cache
+
+    @cached_property
+    def _resolved(self) -> dict[str, dict | None]:
+        return {}
+
+    def _flat(self, model_id: str, entry: dict | None, config: dict, steps: list[str],
+              precision: str | None) -> dict | None:
+        if entry is None and not config:
+            return None
+        out: dict = {}
+        base = self._models.get(str((entry or {}).get("base") or "").lower())
+        base_config = self._config_for(base["id"], *(base.get("aliases") or [])) if base else {}
+        for facts in (base_config, config):
+            for key in CONFIG_FIELDS:
+                if facts.get(key) is not None or key not in out:
+                    out[key] = facts.get(key)
+        used = config or base_config
+        out["config_source"] = used.get("source")
+        out["config_url"] = used.get("config_url")
+        if base:
+            out.update({k: v for k, v in base.items()
+                        if k not in ("id", "aliases", "source", "note", "base", "draft_models", "related")})
+            steps = [*steps, f"{entry['id']} -> {base['id']} (fine-tune of; facts it does not state are the base's)"]
+        if entry is not None:
+            out.update({k: v for k, v in entry.items() if v is not None or k not in out})
+            out["curated"] = True
+        else:
+            experts = config.get("n_routed_experts")
+            out.update(id=config.get("config_id", model_id), curated=False, family=None,
+                       moe=(experts > 1) if isinstance(experts, int) else None, source=config.get("source"))
+        own = used if used.get("config_id", "").lower() == model_id.lower() else None
+        if precision is None:
+            _, precision = strip_quant_suffix(model_id)
+        if (own is None or out.get("quantization") is None) and precision is not None \
+                and precision_of(out.get("quantization")) != precision:
+            # the facts are the base's (or the config read lacks it): say what the name implies
+            out["quantization"] = None if precision in ("BF16", "FP16") else {
+                "method": precision.lower(), "weight_block_size": None,
+                "inferred_from": f"repo name suffix of {model_id}"}
+        if precision is None and own is not None and entry is not None and own.get("config_id", "").lower() != entry["id"].lower():
+            precision = precision_of(own.get("quantization"))
+        if precision is not None:
+            out["checkpoint_precision"] = precision
+        elif out.get("checkpoint_precision") is None:
+            out["checkpoint_precision"] = precision_of(out.get("quantization"))
+        out["requested_id"] = model_id
+        out["resolved_from"] = steps
+        return out
+
+    def model_from_config(self, path: str, root: str, max_bytes: int = 1 << 20) -> dict | None:
+        """Entry for a local model directory named in a launch (``--model-path ./models/foo``),
+        read from its ``config.json`` when that file exists at lint time INSIDE ``root`` (the
+        linted tree): a relative ``path`` is taken from ``root``; a path, or a symlink, that leads
+        outside ``root`` is refused; files over ``max_bytes`` and unparsable JSON are refused;
+        nothing is ever downloaded. The entry has the flat shape of :meth:`model`, with the
+        config facts of the local file (they win over a curated entry found by the directory's
+        name) and ``config_source`` naming the file. None when refused or absent."""
+        if not isinstance(path, str) or not path.strip() or not isinstance(root, str) or len(path) > 4096:
+            return None
+        try:
+            top = Path(root).resolve(strict=True)
+            target = Path(path) if os.path.isabs(path) else Path(root) / path
+            config_path = target / "config.json" if not target.name.endswith(".json") else target
+            real = config_path.resolve(strict=True)
+            real.relative_to(top)                       # the file itself lies inside the tree
+            Path(os.path.abspath(config_path)).relative_to(Path(os.path.abspath(root)))  # and so does the name
+            config = json.loads(read_bytes(str(real), max_bytes, within=str(top)).decode("utf-8"))
+        except (OSError, ValueError, RecursionError, ReadError):
+            return None
+        facts = config_facts(config)
+        if facts is None:
+            return None
+        name = config_path.parent.name
+        entry, how = self._curated(name, bare=True) if name else (None, "")
+        if entry is None:
+            stripped, _ = strip_quant_suffix(name)
+            entry, how = self._curated(stripped, bare=True) if stripped else (None, "")
+        curated = self.model(entry["id"]) if entry else None
+        out = dict(curated or {"id": path, "family": None, "curated": False,
+                               "moe": bool(facts.get("n_routed_experts")) if facts.get("n_routed_experts") else None})
+        out.update({k: v for k, v in facts.items()})
+        out["config_source"] = f"local config.json: {os.path.relpath(real, top)}"
+        out["config_url"] = None
+        out["source"] = out.get("source") or out["config_source"]
+        out["requested_id"] = path
+        out["resolved_from"] = [f"{path}: local config.json"] + (
+            [f"directory name {name} -> {entry['id']} ({how})"] if entry else [])
+        if facts.get("quantization"):
+            out["checkpoint_precision"] = precision_of(facts["quantization"]) or out.get("checkpoint_precision")
+        return out
+
+    def accelerator(self, name: str | None) -> dict | None:
+        """Entry for an accelerator name as written in a manifest (``B300``, ``RTX 6000D``)."""
+        if not isinstance(name, str):
+            return None
+        return self._accelerators.get(_norm(name))
+
+    def accelerator_names(self) -> list[str]:
+        """Canonical accelerator names, sorted."""
+        return sorted({e["name"] for e in self._accelerators.values()})
+
+
+    @cached_property
+    def flag_registries(self) -> dict[str, FlagRegistry]:
+        """Flag registries by name: sglang, vllm, trtllm, trtllm.disaggregated, dynamo.frontend,
+        dynamo.trtllm, dynamo.sglang, dynamo.vllm (those whose data file exists)."""
+        return registries()
+
+    def parser_registry(self, engine: str, kind: str) -> dict[str, dict] | None:
+        """Parser names of ``engine`` (sglang, vllm, trtllm, dynamo) for ``kind``
+        (``reasoning`` or ``tool_call``), or None when the registry is not known."""
+        entry = self.parsers.get(engine) or {}
+        reg = entry.get(kind)
+        return reg if isinstance(reg, dict) and reg else None
