@@ -1,5 +1,6 @@
 """Issue 11 (speed): RED001, RED002 and RED003 scan only what can hold a finding. Every
-prefilter in checks/redaction.py must be no narrower than the scan it guards: a pattern it rules
+prefilter (checks/prefilter.py, and the key and path ones in checks/secrets.py and
+checks/host_paths.py) must be no narrower than the scan it guards: a pattern it rules
 out of a text has no match in it, a line it leaves out has no assignment, credential key, IPv4
 address or host path. Checked part by part on the bundled patterns, on tricky patterns (case
 folding, scoped flags, branches, back references), on every published example and on generated
@@ -15,7 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cfglint.checks import redaction as R
+from cfglint.checks import addresses as A
+from cfglint.checks import host_paths as H
+from cfglint.checks import prefilter as P
+from cfglint.checks import secrets as S
 from cfglint.knowledge import knowledge
 from cfglint.lint import lint_paths
 
@@ -27,10 +31,10 @@ TRT = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"           # run.sh + co
 KB = knowledge()
 TOKENS = [re.compile(t["pattern"]) for t in KB.secrets["tokens"]]
 SHAPES = [re.compile(t["pattern"]) for t in KB.secrets["shapes"]]
-KEYS = R._key_names(KB.secrets["assignments"]["keys"])
+KEYS = S._key_names(KB.secrets["assignments"]["keys"])
 CREDENTIAL_NAMES = set(KB.secrets["assignments"]["flags"]) | set(KB.secrets["assignments"]["env"])
 ADDRESS_NAMES = set(KB.secrets["addresses"]["flags"]) | set(KB.secrets["addresses"]["env"])
-PATH_LITERALS = R._path_literals(tuple(e["prefix"] for e in KB.paths["host_prefixes"]),
+PATH_LITERALS = H._path_literals(tuple(e["prefix"] for e in KB.paths["host_prefixes"]),
                                  tuple(e["component"] for e in KB.paths["host_components"]))
 
 
@@ -64,16 +68,16 @@ hostile = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=6)), max_
 
 
 def _sound(pattern: re.Pattern, text: str) -> None:
-    if pattern.search(text) is not None or R._anywhere(pattern, text):
-        assert R._may_match(pattern, text), (pattern.pattern, text)
+    if pattern.search(text) is not None or P._anywhere(pattern, text):
+        assert P.may_match(pattern, text), (pattern.pattern, text)
 
 
 def test_every_bundled_token_and_shape_pattern_has_a_literal_prefilter():
     """Not vacuous: each pattern of rules/secrets.yaml gets a literal test, and it rules out a
     text without the literal."""
     for p in TOKENS + SHAPES:
-        assert R._required(p.pattern, p.flags) is not None, p.pattern
-        assert not R._may_match(p, "python3 -m sglang.launch_server --model-path /models/x --tp 8\n")
+        assert P._required(p.pattern, p.flags) is not None, p.pattern
+        assert not P.may_match(p, "python3 -m sglang.launch_server --model-path /models/x --tp 8\n")
 
 
 def test_prefilter_keeps_every_pattern_that_matches_in_the_examples():
@@ -118,7 +122,7 @@ def test_prefilter_is_sound_on_tricky_patterns(data):
 @settings(max_examples=examples(60, 400), deadline=None)
 @given(hostile, st.sets(st.sampled_from(sorted(CREDENTIAL_NAMES | ADDRESS_NAMES) + ["a", "\u0130", "x\ny"]), max_size=4))
 def test_lines_holding_names_are_the_lines_that_hold_them(text, names):
-    lines = R._lines_holding(text, names)
+    lines = P.lines_holding(text, names)
     if lines is None:
         assert any("\n" in n or not n for n in names)
         return
@@ -132,9 +136,9 @@ OTHER_KEYS = ({"token", "hf"}, ("pat", "pass"))
 
 def _key_sound(text: str, keys=KEYS) -> None:
     names, suffixes = keys
-    lines = R._key_lines(text, names, suffixes)
+    lines = S._key_lines(text, names, suffixes)
     for i, line in enumerate(text.split("\n"), start=1):
-        if list(R._key_matches(line, names, suffixes)):
+        if list(S._key_matches(line, names, suffixes)):
             assert lines is None or i in lines, (i, line)
 
 
@@ -173,24 +177,24 @@ def test_lowering_a_text_makes_no_line_break():
 def test_one_ipv4_scan_of_a_text_finds_every_line_with_an_address(text):
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     from bisect import bisect_right
-    found = {bisect_right(starts, m.start()) for m in R._IPV4.finditer(text)}
+    found = {bisect_right(starts, m.start()) for m in A._IPV4.finditer(text)}
     for i, line in enumerate(text.split("\n"), start=1):
-        if R._IPV4.search(line):
+        if A._IPV4.search(line):
             assert i in found, (i, line)
 
 
 def test_host_path_literals_cover_the_bundled_prefixes():
     assert PATH_LITERALS is not None and "/home" in PATH_LITERALS and "/cm" in PATH_LITERALS
-    assert R._path_literals(("",), ()) is None and R._path_literals(("/",), ()) is None
-    assert R._path_literals((), ("a/b",)) is None
+    assert H._path_literals(("",), ()) is None and H._path_literals(("/",), ()) is None
+    assert H._path_literals((), ("a/b",)) is None
 
 
 def _full_scan(monkeypatch) -> None:
     """Every prefilter off: each text pattern is searched, every line scanned."""
-    monkeypatch.setattr(R, "_literal_test", lambda pattern, flags: None)
-    monkeypatch.setattr(R, "_lines_holding", lambda text, literals: None)
-    monkeypatch.setattr(R, "_key_lines", lambda text, names, suffixes: None)
-    monkeypatch.setattr(R, "_path_literals", lambda prefixes, components: None)
+    monkeypatch.setattr(P, "_literal_test", lambda pattern, flags: None)
+    monkeypatch.setattr(P, "lines_holding", lambda text, literals: None)
+    monkeypatch.setattr(S, "_key_lines", lambda text, names, suffixes: None)
+    monkeypatch.setattr(H, "_path_literals", lambda prefixes, components: None)
 
 
 def _red(paths: list[str]) -> list[tuple]:

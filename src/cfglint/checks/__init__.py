@@ -17,8 +17,8 @@ from .base import REGISTRY, Context, Gap, Rule, as_int, here, register, rule  # 
 
 def all_rules() -> dict[str, Rule]:
     """Every rule, registered on first call (imports the rule modules)."""
-    from . import (coverage, declared, disagg, eagle, engine_schema, files, flags, hardware, image, io,  # noqa: F401
-                   k8s, kernels, memory, nodes, parsers, redaction, speculative, topology)
+    from . import (addresses, coverage, declared, disagg, eagle, engine_schema, files, flags, hardware,  # noqa: F401
+                   host_paths, image, io, k8s, kernels, memory, nodes, parsers, secrets, speculative, topology)
     from . import capacity  # noqa: F401  (MEM001)
     from . import configuration  # noqa: F401  (CFG001, reported while configurations are read)
     from . import k8s_schema  # noqa: F401  (K8S004, Kubernetes objects against their schemas)

@@ -1,6 +1,6 @@
 """The one place where credentials are taken out of everything cfglint prints or writes.
 
-RED002 (checks/redaction.py) finds credentials in the linted files and marks its findings
+RED002 (checks/secrets.py) finds credentials in the linted files and marks its findings
 ``secret`` with the credential's span. :func:`mask_result` then, once per run and before any
 report, baseline or SARIF fingerprint is made:
 
@@ -14,7 +14,7 @@ report, baseline or SARIF fingerprint is made:
   anything that has a token format (rules/secrets.yaml ``tokens``).
 
 No character of a credential is ever shown: a message says ``<secret>`` instead, and RED002's
-own message gives only the kind and the length (:func:`cfglint.checks.redaction.placeholder`).
+own message gives only the kind and the length (:func:`cfglint.checks.secrets.placeholder`).
 
 Cost is linear in the credentials and in the text scanned (:class:`Redactor`).
 """
