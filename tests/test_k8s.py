@@ -449,8 +449,8 @@ def test_a_flag_on_the_second_line_of_a_quoted_sh_c_string_is_placed_at_its_colu
 
 def test_env_values_that_double_at_each_entry_stay_as_written_past_the_bound(tmp_path):
     # A1 = $(A0)$(A0), A2 = $(A1)$(A1), ...: 40 entries of a 2 KB manifest would expand to
-    # 16 x 2**39 characters; past k8s.MAX_EXPANDED a value is kept as written (not known)
-    from cfglint.read import k8s
+    # 16 x 2**39 characters; past MAX_EXPANDED a value is kept as written (not known)
+    from cfglint.read.k8s.env import MAX_EXPANDED
 
     env = "".join(f'    - {{name: A{i}, value: "$(A{i - 1})$(A{i - 1})"}}\n' for i in range(1, 40))
     (tmp_path / "pod.yaml").write_text(
@@ -459,7 +459,7 @@ def test_env_values_that_double_at_each_entry_stay_as_written_past_the_bound(tmp
         "    command: [vllm, serve, m, --tensor-parallel-size, $(A39)]\n"
         '    env:\n    - {name: A0, value: "xxxxxxxxxxxxxxxx"}\n' + env, encoding="utf-8")
     result = lint_paths([str(tmp_path / "pod.yaml")])
-    assert k8s.MAX_EXPANDED < 16 * 2 ** 39
+    assert MAX_EXPANDED < 16 * 2 ** 39
     assert not [f for f in result.findings if f.rule_id == "IO001"]
     cov = [f for f in result.findings if f.rule_id == "COV001"]
     assert cov and "checks that use tp (vllm serve): its value is a shell variable" in cov[0].message   # said, not guessed

@@ -111,7 +111,7 @@ def _k8s_gaps(ctx: Context) -> None:
     resources, kustomize overlays): what they launch is not checked (partial)."""
     if not ctx.sub.k8s_not_modelled:
         return
-    from ..read.k8s import NOT_MODELLED
+    from ..read.k8s.kinds import NOT_MODELLED
 
     for kind, span in ctx.sub.k8s_not_modelled:
         what = f"kind {kind}" if kind in NOT_MODELLED else kind

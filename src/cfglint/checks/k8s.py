@@ -18,7 +18,7 @@ from .image import MARKERS
 from .topology import gpus_per_instance, node_group
 
 if TYPE_CHECKING:   # cfglint.read.k8s is imported only by a run that reads a Kubernetes manifest
-    from ..read.k8s import Container
+    from ..read.k8s.model import Container
 
 RESOURCE_VENDOR = {"nvidia.com/gpu": "NVIDIA", "amd.com/gpu": "AMD"}
 # node labels that name the GPU product of a node

@@ -90,7 +90,7 @@ class Process:
     # the process's environment as the launch sets it (export, VAR=x cmd, docker run -e, mpirun -x,
     # env, NAME=value lines of an argument file); value None when only known at run time
     env: Mapping[str, Located] = field(default_factory=dict)
-    # the Kubernetes container it runs in (cfglint.read.k8s.Container: pod template, replicas, GPUs)
+    # the Kubernetes container it runs in (cfglint.read.k8s.model.Container: pod template, replicas, GPUs)
     pod: Any = None
 
 

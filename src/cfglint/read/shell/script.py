@@ -125,7 +125,7 @@ class Command:
     span: Span
     repeat: Located | None = None  # number of literal loop iterations, with the loop's span
     certain: bool = True           # False: runs an unknown number of times (branch, loop, function)
-    origin: object = None          # the Kubernetes container it comes from (cfglint.read.k8s.Container)
+    origin: object = None          # the Kubernetes container it comes from (cfglint.read.k8s.model.Container)
 
 
 @record

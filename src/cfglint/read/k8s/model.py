@@ -1,0 +1,61 @@
+"""What reading a Kubernetes manifest makes: the pod templates of a workload (:class:`PodGroup`),
+the containers that run a command (:class:`Container`) and what a file holds (:class:`Manifest`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...model import Finding, Located, Span, parse_int
+from ..shell import Command
+from ..yamlsrc import YMap
+
+
+@dataclass(slots=True)
+class PodGroup:
+    """One pod template of a workload and how many pods run it.
+
+    ``replicas``: groups (Deployment replicas, LWS replicas, DisaggregatedSet role replicas x
+    slices); ``size``: pods per group (LWS size; None: 1); ``part``: "leader" / "worker" for an
+    LWS template (the worker template stands for ``size - 1`` pods, or ``size`` pods when it is
+    also the leader's: ``part`` "all"); ``role``: the DisaggregatedSet role name."""
+
+    kind: str
+    name: str
+    kind_span: Span
+    spec: YMap                     # the pod spec (containers, volumes, hostIPC, nodeSelector ...)
+    replicas: Located | None = None
+    size: Located | None = None
+    part: str | None = None
+    role: Located | None = None
+    containers: list | None = None     # the containers, when not spec.containers (Dynamo v1alpha1 mainContainer)
+    gpu_limit: Located | None = None   # GPUs per pod given outside the container (Dynamo v1alpha1 resources.limits.gpu)
+    operator: str | None = None        # "dynamo": the operator adds the multi-node flags itself
+
+    def pods_per_instance(self) -> int:
+        """Pods one instance of the engine spans: the LWS group size, else 1."""
+        n = parse_int(self.size.value) if self.size is not None else None
+        return n if n and n > 0 else 1
+
+
+@dataclass(slots=True)
+class Container:
+    """A container of a pod template that runs a command: its node, image and GPU resources
+    (resource name -> (limit, request), each with its span)."""
+
+    group: PodGroup
+    node: YMap
+    name: str
+    image: Located | None
+    gpus: dict[str, tuple[Located | None, Located | None]] = field(default_factory=dict)
+    entrypoint: bool = False       # no ``command``: the image's entrypoint runs ``args``
+
+
+@dataclass(slots=True)
+class Manifest:
+    """What a manifest file holds: its objects (node, kind), the commands of its containers
+    (with the role each is for), the kinds not modelled (kind, span) and load findings."""
+
+    objects: list[YMap] = field(default_factory=list)
+    commands: list[tuple[Command, str | None]] = field(default_factory=list)
+    not_modelled: list[tuple[str, Span]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
