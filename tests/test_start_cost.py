@@ -1,7 +1,7 @@
 """What a one-submission run no longer pays for must stay exact: PyYAML's reader class seeded
 from an equivalent pattern, SHA-256 without hashlib, the quantized-suffix pre-filter, and the
-command that ends without tearing the interpreter down (src/cfglint/__init__.py, kbcache.py,
-knowledge.py, cli.run). Speed itself is measured by benchmarks/run.py, not here."""
+command that ends without tearing the interpreter down (src/cfglint/__init__.py, knowledge/kbcache.py,
+knowledge/modelids.py, cli.run). Speed itself is measured by benchmarks/run.py, not here."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfglint import knowledge
 from cfglint.knowledge import modelids
 from cfglint.knowledge import kbcache
 from cfglint.read import shell
