@@ -10,6 +10,8 @@ from cfglint.lint import lint_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "submissions"
+# other people's files (published schemas, real public launches), beside the repository, never in it
+SHARED = ROOT.parent / "shared"
 
 # Deep runs (CI, or CFGLINT_DEEP=1 on a developer's machine) give the property tests and the fuzz
 # test many more examples; a developer's default run keeps them small enough to run often.
@@ -63,3 +65,16 @@ def lint(path: Path, coverage: bool = False):
 
 def only(findings, rule_id):
     return [f for f in findings if f[0] == rule_id]
+
+
+def shared(rel: str) -> Path:
+    """``../shared/<rel>`` (third-party files the tests read where they are); the calling test is
+    skipped, saying so, when that directory is absent (a clone without ../shared)."""
+    import pytest
+
+    path = SHARED / rel
+    if not path.exists():
+        pytest.skip(f"{path} is absent: these third-party files are read from ../shared, never copied "
+                    f"into the repository (a clone without ../shared skips this test)")
+    return path
+

@@ -2,12 +2,14 @@
 src/cfglint/output/ciformats.py), each validated against its published schema:
 
 - GitLab Code Quality: every issue against GitLab's own schema for them
-  (tests/schemas/gitlab/codeclimate.json, the file GitLab's parser validates each issue with),
+  (../shared/formats/gitlab/codeclimate.json, the file GitLab's parser validates each issue with),
   plus what GitLab's documentation of the format adds (severity values, check_name, a line);
-- JUnit XML: the Jenkins xUnit plugin's junit-10.xsd (tests/schemas/junit/), with ``xmlschema``;
-- rdjson: reviewdog's DiagnosticResult JSON Schema (tests/schemas/reviewdog/).
+- JUnit XML: the Jenkins xUnit plugin's junit-10.xsd (../shared/formats/junit/), with ``xmlschema``;
+- rdjson: reviewdog's DiagnosticResult JSON Schema (../shared/formats/reviewdog/).
 
-Where each schema comes from, at which commit and under which license: tests/schemas/README.md.
+The schemas are other people's files: they are read where they are, never copied into the
+repository, and the tests that need them skip, saying why, when ../shared is absent. Where each
+comes from, at which commit and under which license: ../shared/formats/README.md.
 On the bundled examples the positions are the json format's; hostile text in a finding
 (control characters, ``]]>``, characters XML 1.0 forbids, a credential) comes out neutralized
 in each; a run without findings is valid in each; the exit code is the json format's.
@@ -21,6 +23,7 @@ import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from functools import lru_cache
 from pathlib import Path
 
 import jsonschema
@@ -33,9 +36,8 @@ from cfglint.checks import all_rules
 from cfglint.model import Finding, Span
 from cfglint.output import ciformats
 from cfglint.output.masking import mask_result
-from support import EXAMPLES, ROOT, copy_submission, examples, replace_once
+from support import EXAMPLES, ROOT, copy_submission, examples, replace_once, shared
 
-SCHEMAS = ROOT / "tests" / "schemas"
 CI_FORMATS = ("gitlab", "junit", "rdjson")
 GITLAB_SEVERITIES = {"info", "minor", "major", "critical", "blocker"}   # GitLab's documentation of the format
 RED_SUBMISSION = "nvidia/kimi-k3/gb300-dynamo-sglang-tp8-ep8-dspark7-replayssm-1p1d-mooncake-hicache-r1-v1"
@@ -48,16 +50,25 @@ UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e
                     "\ud800-\udfff\ufffe\uffff]")
 
 
-def _json_validator(path: Path):
-    schema = json.loads(path.read_text(encoding="utf-8"))
+@lru_cache(maxsize=None)
+def _json_validator(rel: str):
+    schema = json.loads(shared(f"formats/{rel}").read_text(encoding="utf-8"))
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     return cls(schema)
 
 
-GITLAB_ISSUE = _json_validator(SCHEMAS / "gitlab" / "codeclimate.json")   # draft-07, as declared
-RDJSON = _json_validator(SCHEMAS / "reviewdog" / "DiagnosticResult.json")   # draft-04, as declared
-JUNIT = xmlschema.XMLSchema(str(SCHEMAS / "junit" / "junit-10.xsd"))
+def gitlab_issue():
+    return _json_validator("gitlab/codeclimate.json")   # draft-07, as declared
+
+
+def rdjson():
+    return _json_validator("reviewdog/DiagnosticResult.json")   # draft-04, as declared
+
+
+@lru_cache(maxsize=None)
+def junit():
+    return xmlschema.XMLSchema(str(shared("formats/junit/junit-10.xsd")))
 
 
 def _strings(value):
@@ -84,7 +95,7 @@ def check_gitlab(body: str) -> list[dict]:
     issues = json.loads(body)
     assert isinstance(issues, list)
     for issue in issues:
-        GITLAB_ISSUE.validate(issue)   # GitLab stops reading the report at the first issue this rejects
+        gitlab_issue().validate(issue)   # GitLab stops reading the report at the first issue this rejects
         assert issue["severity"] in GITLAB_SEVERITIES
         assert isinstance(issue["check_name"], str) and issue["check_name"]
         assert issue["location"]["positions"]["begin"]["line"] >= 1
@@ -95,7 +106,7 @@ def check_gitlab(body: str) -> list[dict]:
 
 def check_junit(body: str) -> ET.Element:
     root = ET.fromstring(body.encode("utf-8"))   # well-formed XML 1.0
-    JUNIT.validate(body)
+    junit().validate(body)
     suites = root.findall("testsuite")
     assert int(root.get("tests")) == sum(int(s.get("tests")) for s in suites) == len(root.findall("testsuite/testcase"))
     assert int(root.get("failures")) == sum(int(s.get("failures")) for s in suites) == len(root.findall("testsuite/testcase/failure"))
@@ -104,7 +115,7 @@ def check_junit(body: str) -> ET.Element:
 
 def check_rdjson(body: str) -> dict:
     result = json.loads(body)
-    RDJSON.validate(result)
+    rdjson().validate(result)
     for d in result["diagnostics"]:
         assert d["location"]["range"]["start"]["line"] >= 1   # the proto's "Required" start
     return result
@@ -306,20 +317,20 @@ def test_property_any_text_gives_valid_documents(message, related, path, fix):
         body.encode("utf-8")   # encodable: no lone surrogate left
         if fmt != "junit":   # and every string a consumer decodes
             assert not any(UNSAFE.search(t) or HF[3:11] in t for t in _strings(json.loads(body))), fmt
-    GITLAB_ISSUE.validate(json.loads(bodies["gitlab"])[0])
-    RDJSON.validate(json.loads(bodies["rdjson"]))
-    JUNIT.validate(bodies["junit"])
+    gitlab_issue().validate(json.loads(bodies["gitlab"])[0])
+    rdjson().validate(json.loads(bodies["rdjson"]))
+    junit().validate(bodies["junit"])
     root = ET.fromstring(bodies["junit"].encode("utf-8"))
     for el in root.iter():
         for value in [el.text or "", *el.attrib.values()]:
             assert not UNSAFE.search(value)
 
 
-def test_kept_schemas_are_the_published_files():
-    # tests/schemas/README.md names each file's git blob id at its source commit: the files are unmodified
-    readme = (SCHEMAS / "README.md").read_text(encoding="utf-8")
+def test_read_schemas_are_the_published_files():
+    # ../shared/formats/README.md names each file's git blob id at its source commit: the files are unmodified
+    readme = shared("formats/README.md").read_text(encoding="utf-8")
     for rel in ("gitlab/codeclimate.json", "reviewdog/DiagnosticResult.json", "junit/junit-10.xsd"):
-        data = (SCHEMAS / rel).read_bytes()
+        data = shared(f"formats/{rel}").read_bytes()
         blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
         assert f"`{rel}`" in readme and blob in readme, rel
 
