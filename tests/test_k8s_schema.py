@@ -431,13 +431,9 @@ def test_a_kustomize_patch_may_leave_out_required_fields():
 
 
 def _generator():
-    import importlib.util
+    from cfglint.knowledge.build import k8s_schemas
 
-    spec = importlib.util.spec_from_file_location("gen_k8s_schemas", Path(__file__).resolve().parents[1] / "tools"
-                                                  / "gen_k8s_schemas.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return k8s_schemas
 
 
 CRD = """\

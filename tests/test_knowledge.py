@@ -83,18 +83,16 @@ def _aic_wheel():
 
 
 def test_generated_model_configs_are_up_to_date():
-    """rules/model_configs.yaml is exactly tools/gen_model_configs.py's output on the pinned wheel."""
-    import importlib.util
+    """rules/model_configs.yaml is exactly the model-configs generator's output on the pinned wheel."""
     from pathlib import Path
 
     import pytest
+
+    from cfglint.knowledge.build import model_configs as gen
     wheel = _aic_wheel()
     if wheel is None:
         pytest.skip("aiconfigurator_core-0.12.0 wheel not available (set CFGLINT_AIC_WHEEL)")
     root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("gen_model_configs", root / "tools" / "gen_model_configs.py")
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
     assert (root / "rules" / "model_configs.yaml").read_text(encoding="utf-8") == gen.generate(wheel)
 
 

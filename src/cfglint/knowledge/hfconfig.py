@@ -1,7 +1,7 @@
 """Normalized facts of a Hugging Face model config.json (the LLM fields cfglint checks against).
 
 :func:`facts` maps the different names configs use to one set of fields (FIELDS); the table of
-which config keys feed which field is the docstring of tools/gen_model_configs.py (source
+which config keys feed which field is the docstring of cfglint/knowledge/build/model_configs.py (source
 distribution), and SYNONYMS below is the same mapping as data. For multimodal configs the LLM
 fields are read from ``text_config`` first, then from the top level. Absent fields are None.
 """

@@ -1,7 +1,7 @@
 """K8S004: a Kubernetes workload object (one YAML document) against its API schema, offline,
 every error at the key or value it is about.
 
-Schemas are data under ``schemas/k8s/`` (written by tools/gen_k8s_schemas.py from the public
+Schemas are data under ``schemas/k8s/`` (written by ``python -m cfglint.knowledge.build k8s-schemas`` from the public
 definitions; each file names its source in ``x-source``): ``core.json`` holds the Kubernetes
 API's Deployment, StatefulSet, Pod and Job (apps/v1, v1, batch/v1) and every type they embed;
 one file per serving CRD version (LeaderWorkerSet, DisaggregatedSet, RoleBasedGroup,

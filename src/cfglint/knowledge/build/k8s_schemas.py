@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 """Write the subset of Kubernetes and serving-CRD schemas cfglint validates workloads against
 (schemas/k8s/*.json) from their public definitions. Facts only: field names, types, required
 fields, enums and bounds; descriptions, defaults, patterns, CEL rules and status are dropped.
 
-Usage::
+Usage (from a checkout)::
 
-    python3 tools/gen_k8s_schemas.py core DEFINITIONS.json --source TEXT
-    python3 tools/gen_k8s_schemas.py crd CRD.yaml --version v1 --name FILE --source TEXT
+    python -m cfglint.knowledge.build k8s-schemas core DEFINITIONS.json --source TEXT
+    python -m cfglint.knowledge.build k8s-schemas crd CRD.yaml --version v1 --name FILE --source TEXT
 
 ``core``: DEFINITIONS is the Kubernetes API's definitions as JSON Schema: the ``$defs`` /
 ``definitions`` of a kubernetes-json-schema ``_definitions.json`` (a mechanical conversion of
@@ -39,7 +38,9 @@ from pathlib import Path
 
 import yaml
 
-OUT = Path(__file__).resolve().parent.parent / "schemas" / "k8s"
+from ..bundled import data_dir
+
+OUT = data_dir("schemas") / "k8s"
 BASE = "https://cfglint.invalid/schemas/k8s/"
 CORE = "io.k8s.api."
 KINDS = {
@@ -277,7 +278,8 @@ def crd(path: str, version: str, name: str, source: str, open_paths: tuple = ())
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m cfglint.knowledge.build k8s-schemas",
+                                 description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="mode", required=True)
     c = sub.add_parser("core")
     c.add_argument("definitions")
@@ -301,6 +303,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"schemas/k8s/{name}.json: {len(text)} bytes", file=sys.stderr)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """Generate rules/model_configs.yaml from the model config.json files that NVIDIA's
 aiconfigurator-core wheel publishes.
 
-Usage::
+Usage (from a checkout)::
 
-    python3 tools/gen_model_configs.py [WHEEL] [-o rules/model_configs.yaml]
+    python -m cfglint.knowledge.build model-configs [WHEEL] [-o rules/model_configs.yaml]
 
 WHEEL is ``aiconfigurator_core-<PINNED_VERSION>-*.whl`` (Apache-2.0). Without it the script runs
 ``pip download --no-deps aiconfigurator-core==<PINNED_VERSION>`` into a temporary directory.
@@ -67,11 +66,8 @@ from pathlib import Path
 
 import yaml
 
-try:
-    from cfglint.knowledge.hfconfig import facts
-except ImportError:  # run from a checkout without installing
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-    from cfglint.knowledge.hfconfig import facts
+from ..bundled import data_dir
+from ..hfconfig import facts
 
 PACKAGE = "aiconfigurator-core"
 PINNED_VERSION = "0.12.0"
@@ -82,8 +78,8 @@ HEADER = f"""\
 # Model facts read from the config.json files that NVIDIA aiconfigurator-core=={PINNED_VERSION}
 # (PyPI, Apache-2.0) publishes under aiconfigurator_core/model_configs/ (each is the model's Hugging
 # Face config.json; the hf_quant_config.json next to it gives ModelOpt quantization).
-# Regenerate:  python3 tools/gen_model_configs.py [path/to/aiconfigurator_core-{PINNED_VERSION}-*.whl]
-# Field names and the config keys they are read from: see the docstring of tools/gen_model_configs.py.
+# Regenerate:  python -m cfglint.knowledge.build model-configs [path/to/aiconfigurator_core-{PINNED_VERSION}-*.whl]
+# Field names and the config keys they are read from: see the docstring of src/cfglint/knowledge/build/model_configs.py.
 # Hand-transcribed configs of models aiconfigurator lacks live in rules/model_configs_extra.yaml.
 """
 
@@ -132,9 +128,10 @@ def download() -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m cfglint.knowledge.build model-configs",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("wheel", nargs="?", help=f"aiconfigurator_core-{PINNED_VERSION} wheel (downloaded when omitted)")
-    ap.add_argument("-o", "--output", default=str(Path(__file__).resolve().parent.parent / "rules" / "model_configs.yaml"))
+    ap.add_argument("-o", "--output", default=str(data_dir("rules") / "model_configs.yaml"))
     args = ap.parse_args(argv)
     wheel = Path(args.wheel) if args.wheel else download()
     if PINNED_VERSION not in wheel.name:
@@ -142,6 +139,3 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.output).write_text(generate(wheel), encoding="utf-8")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
