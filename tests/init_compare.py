@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from cfglint.edit.init import ROLE_KEYS, Derived, agrees, role_default
+from cfglint.edit.init.agree import agrees
+from cfglint.edit.init.fields import ROLE_KEYS, Derived, role_default
 
 
 def _files(items) -> dict:

@@ -1,4 +1,4 @@
-"""`cfglint init`: derive submission.yaml from the launch files (src/cfglint/edit/init/__init__.py).
+"""`cfglint init`: derive submission.yaml from the launch files (src/cfglint/edit/init/).
 
 Done-when of issue 12: on every example submission's launch files, init reproduces the
 manifest's derivable fields. EXPECTED lists, per example, every derivable field the published
@@ -20,7 +20,10 @@ import yaml
 from click.testing import CliRunner
 
 from cfglint.cli import main
-from cfglint.edit.init import DERIVABLE, derive, run, update_text
+from cfglint.edit.init import run
+from cfglint.edit.init.derive import derive
+from cfglint.edit.init.fields import DERIVABLE
+from cfglint.edit.init.update import update_text
 from cfglint.knowledge import knowledge
 from init_compare import compare
 from support import EXAMPLES, copy_submission, lint, replace_once

@@ -88,7 +88,7 @@ def _file_span(display: str) -> Span:
     return Span(display, 1, 1, 1, 1)
 
 
-def _read(path: str, display: str, sub: Submission, named_at: Span | None = None) -> TextFile | None:
+def read(path: str, display: str, sub: Submission, named_at: Span | None = None) -> TextFile | None:
     """Read a file (its real path must stay inside ``sub.within``: no link out of the submission or
     the working tree is followed); on failure an IO001 finding at ``named_at`` (the manifest entry
     naming the file) or, without one, at the file itself."""
@@ -101,7 +101,9 @@ def _read(path: str, display: str, sub: Submission, named_at: Span | None = None
     return tf
 
 
-def _yaml(tf: TextFile, sub: Submission) -> YNode | None:
+def yaml(tf: TextFile, sub: Submission) -> YNode | None:
+    """The one YAML document of a file read by :func:`read` (None: empty, or it does not parse,
+    an IO001 finding); its duplicate keys and foreign tags are IO001 findings, its merges noted."""
     try:
         root = parse_yaml(tf.text, tf.display)
     except YamlError as err:
@@ -251,8 +253,8 @@ def _load_submission(root: str, kb, max_bytes: int, tree: str | None) -> Submiss
                                              "symbolic link that leads outside the working tree; cfglint does not "
                                              "follow links out of it", _file_span(mdisplay)))
         return sub
-    tf = _read(os.path.join(root, MANIFEST), mdisplay, sub)
-    node = _yaml(tf, sub) if tf else None
+    tf = read(os.path.join(root, MANIFEST), mdisplay, sub)
+    node = yaml(tf, sub) if tf else None
     if tf is not None and node is None and not any(f.rule_id == "IO001" for f in sub.findings):
         sub.findings.append(Finding("SUB001", "submission.yaml is empty", _file_span(mdisplay)))
     if node is None:
@@ -288,10 +290,10 @@ def _load_submission(root: str, kb, max_bytes: int, tree: str | None) -> Submiss
             if full in seen:
                 continue
             seen.add(full)
-            ftf = _read(full, display_path(full), sub, named_at=span if os.path.isdir(full) else None)
+            ftf = read(full, display_path(full), sub, named_at=span if os.path.isdir(full) else None)
             if ftf is None:
                 continue
-            _load_file(ftf, rel, role, key == "configs", sub, deploy=key == "deploy")
+            load_file(ftf, rel, role, key == "configs", sub, deploy=key == "deploy")
     files_at = key_span(node, ("files",)) or node.span
     sub.unlisted = [(path, files_at) for path in serving_candidates(root)
                     if real_path(path) not in seen]
@@ -320,7 +322,7 @@ def _yaml_docs(tf: TextFile, sub: Submission) -> list[YNode] | None:
     return docs
 
 
-def _load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy: bool) -> None:
+def load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy: bool) -> None:
     """A YAML file: Kubernetes manifests (any file whose documents hold an object with
     ``apiVersion`` and ``kind``, or one listed under ``files.deploy``) become launches
     (:mod:`cfglint.read.k8s`); any other is an engine config, which must be one document (the
@@ -357,11 +359,14 @@ def _load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy
     sub.configs.append(ConfigFile(path=os.path.normpath(rel), display=tf.display, root=root, role=role))
 
 
-def _load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Submission,
-               deploy: bool = False) -> None:
+def load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Submission,
+              deploy: bool = False) -> None:
+    """Parse a file read by :func:`read` into ``sub``: YAML (and anything ``as_config`` or
+    ``deploy``) by :func:`load_yaml`, ``*.args`` as a worker argument file, anything else as a
+    shell script (its parse errors and CRLF line ends are IO001 findings)."""
     lower = rel.lower()
     if deploy or as_config or lower.endswith((".yaml", ".yml", ".json")):
-        _load_yaml(tf, rel, role, sub, deploy)
+        load_yaml(tf, rel, role, sub, deploy)
     elif lower.endswith(".args"):
         sub.launches.append((tf.display, parse_args_file(tf.text, tf.display), role, True))
     else:
@@ -438,16 +443,16 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
     display = display_path(path)
     sub = Submission(root=os.path.dirname(path), display=display, max_bytes=max_bytes, within=within,
                      within_name=within_name)
-    tf = _read(path, display, sub)
+    tf = read(path, display, sub)
     if tf is not None:
-        _load_file(tf, os.path.basename(path), None, False, sub)
+        load_file(tf, os.path.basename(path), None, False, sub)
         if not sub.launches and sub.k8s_objects and not sub.k8s_not_modelled:
             # Kubernetes objects that run no container command (a Service, a ConfigMap): as any
             # other YAML that is no engine config, only its syntax is checked
             sub.texts.clear()
             sub.k8s_objects.clear()
             sub.unknown_yaml = _file_span(display)
-        if not sub.launches and sub.configs and not _looks_like_engine_config(sub.configs[0].root):
+        if not sub.launches and sub.configs and not looks_like_engine_config(sub.configs[0].root):
             # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
             # outside a submission only engine configs get more than a syntax check, and
             # application tags (CloudFormation's !Ref) are theirs to use.
@@ -465,6 +470,7 @@ ENGINE_CONFIG_KEYS = {
 }
 
 
-def _looks_like_engine_config(root: YNode | None) -> bool:
+def looks_like_engine_config(root: YNode | None) -> bool:
+    """Whether a parsed YAML is a mapping with a top-level key only engine configs have (ENGINE_CONFIG_KEYS)."""
     return isinstance(root, YMap) and any(isinstance(k.value, str) and k.value in ENGINE_CONFIG_KEYS
                                           for k, _ in root.items)
