@@ -88,7 +88,7 @@ def _file_span(display: str) -> Span:
     return Span(display, 1, 1, 1, 1)
 
 
-def read(path: str, display: str, sub: Submission, named_at: Span | None = None) -> TextFile | None:
+def read_file(path: str, display: str, sub: Submission, named_at: Span | None = None) -> TextFile | None:
     """Read a file (its real path must stay inside ``sub.within``: no link out of the submission or
     the working tree is followed); on failure an IO001 finding at ``named_at`` (the manifest entry
     naming the file) or, without one, at the file itself."""
@@ -101,8 +101,8 @@ def read(path: str, display: str, sub: Submission, named_at: Span | None = None)
     return tf
 
 
-def yaml(tf: TextFile, sub: Submission) -> YNode | None:
-    """The one YAML document of a file read by :func:`read` (None: empty, or it does not parse,
+def yaml_document(tf: TextFile, sub: Submission) -> YNode | None:
+    """The one YAML document of a file read by :func:`read_file` (None: empty, or it does not parse,
     an IO001 finding); its duplicate keys and foreign tags are IO001 findings, its merges noted."""
     try:
         root = parse_yaml(tf.text, tf.display)
@@ -253,8 +253,8 @@ def _load_submission(root: str, kb, max_bytes: int, tree: str | None) -> Submiss
                                              "symbolic link that leads outside the working tree; cfglint does not "
                                              "follow links out of it", _file_span(mdisplay)))
         return sub
-    tf = read(os.path.join(root, MANIFEST), mdisplay, sub)
-    node = yaml(tf, sub) if tf else None
+    tf = read_file(os.path.join(root, MANIFEST), mdisplay, sub)
+    node = yaml_document(tf, sub) if tf else None
     if tf is not None and node is None and not any(f.rule_id == "IO001" for f in sub.findings):
         sub.findings.append(Finding("SUB001", "submission.yaml is empty", _file_span(mdisplay)))
     if node is None:
@@ -290,7 +290,7 @@ def _load_submission(root: str, kb, max_bytes: int, tree: str | None) -> Submiss
             if full in seen:
                 continue
             seen.add(full)
-            ftf = read(full, display_path(full), sub, named_at=span if os.path.isdir(full) else None)
+            ftf = read_file(full, display_path(full), sub, named_at=span if os.path.isdir(full) else None)
             if ftf is None:
                 continue
             load_file(ftf, rel, role, key == "configs", sub, deploy=key == "deploy")
@@ -361,7 +361,7 @@ def load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy:
 
 def load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Submission,
               deploy: bool = False) -> None:
-    """Parse a file read by :func:`read` into ``sub``: YAML (and anything ``as_config`` or
+    """Parse a file read by :func:`read_file` into ``sub``: YAML (and anything ``as_config`` or
     ``deploy``) by :func:`load_yaml`, ``*.args`` as a worker argument file, anything else as a
     shell script (its parse errors and CRLF line ends are IO001 findings)."""
     lower = rel.lower()
@@ -443,7 +443,7 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
     display = display_path(path)
     sub = Submission(root=os.path.dirname(path), display=display, max_bytes=max_bytes, within=within,
                      within_name=within_name)
-    tf = read(path, display, sub)
+    tf = read_file(path, display, sub)
     if tf is not None:
         load_file(tf, os.path.basename(path), None, False, sub)
         if not sub.launches and sub.k8s_objects and not sub.k8s_not_modelled:

@@ -7,7 +7,7 @@ import os
 
 from ...deploy.extract import is_server_config
 from ...knowledge import Knowledge
-from ...load.submission import Submission, load_file, load_yaml, looks_like_engine_config, read, role_from_name, yaml
+from ...load.submission import Submission, load_file, load_yaml, looks_like_engine_config, read_file, role_from_name
 from ...read.paths import display_path
 from ...read.yamlsrc import YMap
 
@@ -67,7 +67,7 @@ def load_files(root: str, names: list[str], existing: dict, max_bytes: int) -> t
     rels: dict[str, str] = {}
     for rel in names:
         full = os.path.join(root, rel)
-        tf = read(full, display_path(full), sub)
+        tf = read_file(full, display_path(full), sub)
         if tf is None:
             continue
         # the file's name first (prefill.args, ctx_config.yaml), then the role the manifest gives it
@@ -79,12 +79,6 @@ def load_files(root: str, names: list[str], existing: dict, max_bytes: int) -> t
             load_file(tf, rel, role, False, sub)
         rels[tf.display] = os.path.normpath(rel).replace(os.sep, "/")
     return sub, rels
-
-
-def _config(tf, rel: str, role: str | None, sub: Submission):
-    from ...load.submission import ConfigFile
-
-    return ConfigFile(path=os.path.normpath(rel), display=tf.display, root=yaml(tf, sub), role=role)
 
 
 def config_flags(kb: Knowledge) -> set[str]:
