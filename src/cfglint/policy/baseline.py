@@ -29,7 +29,7 @@ def fingerprint(f: Finding, sources: dict[str, list[str]], relative_to: str | No
     path = f.span.path
     if relative_to is not None:
         path = os.path.relpath(os.path.abspath(path), relative_to).replace(os.sep, "/")
-    return sha256(f"{f.rule_id}\0{path}\0{text}".encode()).hexdigest()[:32] + ":1"
+    return sha256(f"{f.rule_id}\0{path}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:32] + ":1"
 
 
 def base_dir(baseline_path: str) -> str:
