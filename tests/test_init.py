@@ -265,6 +265,31 @@ def test_new_manifest_lints_like_the_published_one_once_filled_in(rel, tmp_path,
     assert not [x for x in lint(d) if x[1] == "submission.yaml" and x[0] != "COV001"]
 
 
+@pytest.fixture(scope="module")
+def yamllint_default():
+    from yamllint.config import YamlLintConfig
+
+    return YamlLintConfig("extends: default")
+
+
+@pytest.mark.parametrize("rel", ALL)
+def test_new_manifest_passes_yamllint_default_rules(rel, tmp_path, kb, yamllint_default):
+    # submission repositories run yamllint in pre-commit: a new manifest adds no error and no
+    # warning (a document start, two spaces before a comment, lines within 80 columns)
+    from yamllint import linter
+
+    def problems(text: str) -> list[str]:
+        return [f"{p.line}:{p.column} {p.level} {p.desc} ({p.rule})" for p in linter.run(text, yamllint_default)]
+
+    text = run(str(_without_manifest(rel, tmp_path)), kb).after
+    assert "FILL IN" in text
+    assert problems(text) == [], text
+    # the control: yamllint's defaults report what init wrote before (no document start, one
+    # space before a comment, a long comment line)
+    control = text.replace("---\n", "", 1).replace("  # FILL IN", " # FILL IN", 1) + "# " + " ".join(["word"] * 20) + "\n"
+    assert {p.rsplit("(", 1)[1] for p in problems(control)} == {"document-start)", "comments)", "line-length)"}
+
+
 def test_new_manifest_is_invalid_until_filled_in(tmp_path):
     d = _without_manifest("recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep", tmp_path)
     r = CliRunner().invoke(main, ["init", str(d)])
@@ -489,5 +514,6 @@ def test_launch_text_in_a_fill_in_comment_cannot_add_keys_to_the_manifest(tmp_pa
     text = (d / "submission.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     assert data["submitter"] is None and data["precision"] is None and "INJECTED" not in str(data)
-    assert "/models/x\\nsubmitter: INJECTED\\nprecision: FP8 #" in text   # shown, as one comment line
+    comments = " ".join(line.strip().removeprefix("# ") for line in text.splitlines() if line.lstrip().startswith("#"))
+    assert "/models/x\\nsubmitter: INJECTED\\nprecision: FP8 #" in comments   # shown, in comment lines only
 

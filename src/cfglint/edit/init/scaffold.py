@@ -1,12 +1,22 @@
 """Writing a new ``submission.yaml``: the derived fields, and ``null  # FILL IN: ...`` where the
-launch does not say (ruamel.yaml round-trip, imported here only: ``cfglint check`` never loads it)."""
+launch does not say (ruamel.yaml round-trip, imported here only: ``cfglint check`` never loads it).
+
+The text passes yamllint's default rules (submission repositories run yamllint in pre-commit):
+``---`` first, two spaces before every end-of-line comment, no line over :data:`WIDTH` columns (a
+note too long for the end of its line goes on comment lines above its field)."""
 
 from __future__ import annotations
+
+import textwrap
 
 from ..roundtrip import dump, rt_yaml
 from .fields import ROLE_INT_KEYS, TO_FILL, Derived
 
 TODO = "FILL IN"
+WIDTH = 80   # yamllint's default line-length
+# Columns of the keys of each mapping, as rt_yaml() indents them (mapping 2; a sequence's dash at
+# offset 2, its items' keys at 4 past their parent's indentation)
+TOP, NESTED, ROLE = 0, 2, 2 + 4
 
 
 def _comment(text: str) -> str:
@@ -27,18 +37,19 @@ def new_manifest(d: Derived) -> str:
     top = CommentedMap()
     top["schema_version"] = 1
 
-    def put(mapping, key, value, why: str | None = None):
+    def put(mapping, indent: int, key, value, why: str | None = None):
         mapping[key] = value
         if why:
-            mapping.yaml_add_eol_comment(_comment(f"{TODO}: {why}"), key)
+            _note(mapping, indent, key, f"{TODO}: {why}")
 
-    put(top, "submitter", None, TO_FILL["submitter"])
-    put(top, "model", m.get("model"), None if "model" in m else f"Hugging Face repo id (owner/name); {miss.get('model', '')}")
-    put(top, "precision", m.get("precision"), None if "precision" in m else
+    put(top, TOP, "submitter", None, TO_FILL["submitter"])
+    put(top, TOP, "model", m.get("model"), None if "model" in m else
+        f"Hugging Face repo id (owner/name); {miss.get('model', '')}")
+    put(top, TOP, "precision", m.get("precision"), None if "precision" in m else
         f"BF16, FP8, NVFP4, MXFP4, ... ({miss.get('precision', '')})")
     system = CommentedMap()
-    put(system, "accelerator", None, TO_FILL["system.accelerator"])
-    put(system, "accelerators_total", None, TO_FILL["system.accelerators_total"])
+    put(system, NESTED, "accelerator", None, TO_FILL["system.accelerator"])
+    put(system, NESTED, "accelerators_total", None, TO_FILL["system.accelerators_total"])
     top["system"] = system
     engine = CommentedMap()
     engine["name"] = m["engine"]["name"]
@@ -47,8 +58,8 @@ def new_manifest(d: Derived) -> str:
     if "orchestrator" in m["engine"]:
         engine["orchestrator"] = m["engine"]["orchestrator"]
     elif "engine.orchestrator" in miss:
-        engine.yaml_add_eol_comment(_comment(f"add orchestrator: dynamo if Dynamo runs the workers "
-                                             f"({miss['engine.orchestrator']})"), "name")
+        _note(engine, NESTED, "name", f"add orchestrator: dynamo if Dynamo runs the workers "
+                                      f"({miss['engine.orchestrator']})")
     top["engine"] = engine
     serving = CommentedMap()
     serving["mode"] = m["serving"]["mode"]
@@ -58,12 +69,12 @@ def new_manifest(d: Derived) -> str:
         where = f"serving.roles[{r['name']}]"
         role["name"] = r["name"]
         for key in ("instances", "accelerators_per_instance"):
-            put(role, key, r.get(key), None if key in r else miss.get(f"{where}.{key}", "not derived"))
+            put(role, ROLE, key, r.get(key), None if key in r else miss.get(f"{where}.{key}", "not derived"))
         for key in ROLE_INT_KEYS:
             if key in r and (key == "tp" or r[key] != 1):
                 role[key] = r[key]
             elif key == "tp" and f"{where}.tp" in miss:   # absent would declare TP 1
-                put(role, "tp", None, miss[f"{where}.tp"])
+                put(role, ROLE, "tp", None, miss[f"{where}.tp"])
         if r.get("attention_dp"):
             role["attention_dp"] = True
         roles.append(role)
@@ -73,8 +84,9 @@ def new_manifest(d: Derived) -> str:
         spec = m["speculative_decoding"]
         top["speculative_decoding"] = None if spec is None else CommentedMap(spec)
     else:
-        put(top, "speculative_decoding", None, f"algorithm and draft_tokens, or null ({miss.get('speculative_decoding')})")
-    put(top, "accelerators_used", m.get("accelerators_used"),
+        put(top, TOP, "speculative_decoding", None,
+            f"algorithm and draft_tokens, or null ({miss.get('speculative_decoding')})")
+    put(top, TOP, "accelerators_used", m.get("accelerators_used"),
         None if "accelerators_used" in m else miss.get("accelerators_used"))
     files = CommentedMap()
     for key in ("launch", "configs", "deploy"):
@@ -87,5 +99,32 @@ def new_manifest(d: Derived) -> str:
     head = [f"Written by `cfglint init` from the launch files; fill in the fields marked {TODO}, then run "
             "`cfglint check`."]
     head += [_comment(f"The launch sets a {p}; the manifest has no field for it.") for p in d.parsers]
-    top.yaml_set_start_comment("\n".join(head))
-    return dump(rt_yaml(), top)
+    top.yaml_set_start_comment("\n".join(line for text in head for line in _wrap(text, TOP)))
+    y = rt_yaml()
+    y.explicit_start = True
+    return dump(y, top)
+
+
+def _wrap(text: str, indent: int) -> list[str]:
+    """``text`` as comment lines (without ``# ``) that fit :data:`WIDTH` columns at ``indent``; a
+    word longer than a line (a path) stands alone on its line, which yamllint allows."""
+    return textwrap.wrap(text, WIDTH - indent - 2, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def _note(mapping, indent: int, key: str, text: str) -> None:
+    """Comment ``text`` (neutralized) on ``key`` of ``mapping``, whose keys are at column
+    ``indent``: at the end of the key's line, two spaces after the value, when the line stays
+    within :data:`WIDTH` columns; else on comment lines above the key, and the end of its line
+    keeps only the FILL IN mark (what one greps for)."""
+    text = _comment(text)
+    value = mapping[key]
+    line = indent + len(f"{key}: {'null' if value is None else value}")
+    column = line + 2
+    if column + len(f"# {text}") <= WIDTH:
+        mapping.yaml_add_eol_comment(f"# {text}", key, column=column)
+        return
+    todo = text.startswith(f"{TODO}: ")
+    above = text[len(f"{TODO}: "):] if todo else text
+    mapping.yaml_set_comment_before_after_key(key, before="\n".join(_wrap(above, indent)), indent=indent)
+    if todo:
+        mapping.yaml_add_eol_comment(f"# {TODO} (see above)", key, column=column)
