@@ -201,6 +201,10 @@ def test_env_value_read_as_a_number_must_be_quoted():
     line, col = position(text, "value: 1")
     assert (f.span.line, f.span.col) == (line, col + len("value: "))
     assert "env[0].value" in f.message and "must be a string" in f.message and "quote it" in f.message
+    # a boolean in YAML's words (true), not Python's (True)
+    _, f = _one(DEPLOYMENT, 'value: "WARN"', "value: yes")
+    assert f.message.endswith("env[0].value: true must be a string; YAML reads yes as true or false: quote it, \"yes\""), \
+        f.message
 
 
 def test_quoted_port_must_be_an_integer():

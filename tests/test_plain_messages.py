@@ -226,11 +226,41 @@ def test_a_line_feed_in_input_never_splits_an_error_line(tmp_path, args, files):
         proc.stderr
 
 
-def test_an_empty_value_says_it_is_empty_and_what_to_write(tmp_path):
+NULL = "the value is null (an empty value, ~ and null are YAML's null)"
+
+
+@pytest.mark.parametrize("written", ["", " ~", " null", " Null"])
+def test_a_null_value_is_called_null_and_says_what_to_write(tmp_path, written):
     d = copy_submission(QWEN_DISAGG, tmp_path)
-    line = replace_once(d / "submission.yaml", "  accelerator: H100", "  accelerator:")
-    assert only(lint(d), "SUB001") == [("SUB001", "submission.yaml", line, 15, "system/accelerator: None is not of type "
-                                        "'string' (the value is empty: YAML reads nothing, ~ or null as null); write a string")]
+    line = replace_once(d / "submission.yaml", "  accelerator: H100", f"  accelerator:{written}")
+    col = 16 if written else 15   # an empty value is placed at the end of its ':'
+    assert only(lint(d), "SUB001") == [("SUB001", "submission.yaml", line, col, f"system/accelerator: {NULL}; write a string")]
+
+
+@pytest.mark.parametrize("old,new,col,words", [
+    # a type and an enum broken by one value: one finding, with the values allowed there
+    ("precision: BF16", "precision: null", 12,
+     f"precision: {NULL}; write one of BF16, FP16, FP8, INT8, INT4, FP4, MXFP4, NVFP4, W4A8, W4A16"),
+    ("precision: BF16", "precision: 16", 12,
+     "precision: '16' is a whole number here, not one of the allowed values; write one of BF16, FP16, FP8, INT8, INT4, "
+     "FP4, MXFP4, NVFP4, W4A8, W4A16"),
+    ("precision: BF16", "precision: true", 12,
+     "precision: 'true' is true or false here, not one of the allowed values; write one of BF16, FP16, FP8, INT8, INT4, "
+     "FP4, MXFP4, NVFP4, W4A8, W4A16"),
+    # two enums on one value (every role name; a disaggregated deployment's): the names both allow
+    ("  - name: prefill", "  - name: ~", 11, f"serving/roles/0/name: {NULL}; write one of prefill, decode"),
+    ("  - name: prefill", "  - name: server", 11,
+     "serving/roles/0/name: 'server' is not one of the allowed values; write one of prefill, decode"),
+    ("  name: trtllm", "  name:", 8, f"engine/name: {NULL}; write one of sglang, vllm, trtllm"),
+    ("schema_version: 1", "schema_version: null", 17, f"schema_version: {NULL}; write 1"),
+    ("schema_version: 1", "schema_version: 2", 17, "schema_version: '2' is a whole number here, not one of the allowed "
+                                                   "values; write 1"),
+])
+def test_one_finding_per_value_with_the_allowed_values(tmp_path, old, new, col, words):
+    d = copy_submission(QWEN_DISAGG, tmp_path)
+    assert only(lint(d), "SUB001") == []                      # the control: as published
+    line = replace_once(d / "submission.yaml", old, new)
+    assert only(lint(d), "SUB001") == [("SUB001", "submission.yaml", line, col, words)]
 
 
 @pytest.mark.parametrize("old,new,at,words", [

@@ -261,7 +261,7 @@ def test_empty_value_in_a_flow_mapping_of_a_manifest_is_placed_as_the_pure_pytho
     expected = position(manifest.read_text(encoding="utf-8"), "accelerator:", after=True)
     found = only(lint(d), "SUB001")
     assert [(f[1], f[2], f[3]) for f in found] == [("submission.yaml", *expected)] == [("submission.yaml", 5, 22)]
-    assert "system/accelerator: None is not of type 'string'" in found[0][4]
+    assert "system/accelerator: the value is null" in found[0][4]
 
 
 @needs_libyaml

@@ -340,9 +340,9 @@ def _worded(f: Finding, kind: str, target: YScalar | None = None) -> Finding:
         want = " or ".join(_TYPE_NAMES.get(x, x) for x in types)
         shown = t.group("shown")
         advice = ""
-        if "string" in types and shown[:1] not in ("'", '"', "[", "{") and shown != "None":
+        if "string" in types and shown[:1] not in ("'", '"', "[", "{") and shown != "null":
             written = target.text if target is not None and target.text else shown
-            what = "true or false" if shown in ("True", "False") else "a number"
+            what = "true or false" if shown in ("true", "false") else "a number"
             advice = f"; YAML reads {written} as {what}: quote it, \"{written}\""
         elif {"integer", "number"} & set(types) and re.fullmatch(r"'-?[0-9]+(\.[0-9]+)?'", shown):
             advice = f"; write it without quotes: {shown[1:-1]}"

@@ -302,8 +302,11 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
     about (cfn-lint style). ``unknown_key_hint(path, key)`` may add advice for an unknown key.
     With ``advice`` (:func:`validate`: manifests and engine configurations), a type error says
     what to write instead (``'None' is text, not YAML's null ...; write `null`, or a mapping
-    with ...``), and a wrong type inside one branch of a oneOf is reported there; without it,
-    messages keep jsonschema's wording (callers that reword them parse it).
+    with ...``), a wrong type inside one branch of a oneOf is reported there, and a value outside
+    an enum or const is one finding (its type error with it) naming the values allowed there
+    (``the value is null ...; write one of BF16, FP16, ...``); without it, messages keep
+    jsonschema's wording (callers that reword them parse it). Either way a value is shown in
+    YAML's words (``null``, ``true``), not Python's.
     """
     from jsonschema.exceptions import best_match
 
@@ -317,6 +320,7 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
             reported.add((span, text))
             out.append(Finding(rule_id, f"{where}: {text}", span))
 
+    errors = []
     for err in compiled.iter_errors(_quoting(data)):
         if err.context:
             # oneOf [null, {...}]: "is not of type 'null'" says nothing; explain the real branch
@@ -336,11 +340,20 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
                     text = f"{shown} is not of type {' or '.join(types)}"
                 add(where, text, target.span if target is not None else _file_span(display))
                 continue
+        errors.append(err)
+    # with advice, a value that breaks an enum or const (and perhaps its type too) is one finding
+    # listing what may be written there
+    values = _value_errors(errors) if advice else {}
+    for err in errors:
         path = tuple(err.absolute_path)
         target = walk_path(node, path)
         span = target.span if target is not None else _file_span(display)
         where = "/".join(str(p) for p in path) or "(top level)"
-        message = err.message
+        if path in values:
+            if values[path][0] is err:
+                add(where, _not_allowed(err.instance, target, _allowed(values[path])), span)
+            continue
+        message = _yaml_words(err)
         if err.validator == "additionalProperties" and isinstance(target, YMap):
             allowed = set((err.schema.get("properties") or {}).keys())
             for k, _ in target.items:
@@ -362,17 +375,83 @@ def schema_findings(rule_id: str, compiled, node: YNode, data: Any, display: str
             message += f" (YAML read `{quote(target.text)[1:-1]}` as {type(target.value).__name__}; quote it)"
         elif advice and err.validator == "type" and isinstance(err.validator_value, str) and err.validator_value in _WRITE:
             want = _WRITE[err.validator_value]
-            if err.instance is None and isinstance(target, YScalar):
-                message += f" (the value is empty: YAML reads nothing, ~ or null as null); write {want}"
-            else:
-                message += f"; write {want}"
+            message = f"{_NULL}; write {want}" if err.instance is None else f"{message}; write {want}"
         if err.validator == "enum" and isinstance(err.instance, str):
-            import difflib
-
-            close = difflib.get_close_matches(err.instance, [str(v) for v in err.validator_value], n=1, cutoff=0.6)
+            close = _close(err.instance, err.validator_value)
             if close:
-                message = f"{quote(err.instance)} is not one of the allowed values; did you mean '{close[0]}'?"
+                message = f"{quote(err.instance)} is not one of the allowed values; did you mean '{close}'?"
         add(where, message, span)
     return out
+
+
+def _close(value: str, allowed: list) -> str | None:
+    """The allowed value ``value`` most likely misspells (None: none is close)."""
+    import difflib
+
+    close = difflib.get_close_matches(value, [str(v) for v in allowed], n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+_NULL = "the value is null (an empty value, ~ and null are YAML's null)"
+_CHOICE = ("enum", "const")
+
+
+def _yaml_words(err) -> str:
+    """jsonschema's message for ``err`` with its instance in YAML's words: it starts with the
+    instance's repr, Python's ``None`` / ``True`` / ``False`` for YAML's null, true and false."""
+    if err.instance is None or isinstance(err.instance, bool):
+        shown = repr(err.instance)
+        if err.message.startswith(shown + " "):
+            return _word(err.instance) + err.message[len(shown):]
+    return err.message
+
+
+def _word(value: Any) -> str:
+    """``value`` (from a schema or a document) as YAML writes it: null, true, false, a number,
+    a string as it is, a list or mapping in flow style (JSON's)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return str(value)
+
+
+def _value_errors(errors: list) -> dict[tuple, list]:
+    """Path -> the type, enum and const errors at that path, for each path where an enum or a
+    const is broken (the allowed values say the type too): reported as one finding."""
+    groups: dict[tuple, list] = {}
+    for err in errors:
+        if err.validator == "type" or err.validator in _CHOICE:
+            groups.setdefault(tuple(err.absolute_path), []).append(err)
+    return {path: group for path, group in groups.items() if any(e.validator in _CHOICE for e in group)}
+
+
+def _allowed(group: list) -> list:
+    """The values every enum / const of ``group`` allows (a role name: the schema's names, and
+    the names its serving mode allows), in the first one's order; the first's when none is common."""
+    sets = [list(e.validator_value) if e.validator == "enum" else [e.validator_value]
+            for e in group if e.validator in _CHOICE]
+    common = [v for v in sets[0] if all(v in s for s in sets[1:])]
+    return common or sets[0]
+
+
+def _not_allowed(instance: Any, target: YNode | None, allowed: list) -> str:
+    """The message for a value outside the ``allowed`` values: what was written, and what may
+    be (``the value is null ...; write one of BF16, FP16, ...``, or a did-you-mean)."""
+    shown_values = ", ".join(_word(v) for v in allowed[:15]) + (", ..." if len(allowed) > 15 else "")
+    write = f"write {shown_values}" if len(allowed) == 1 else f"write one of {shown_values}"
+    if instance is None:
+        return f"{_NULL}; {write}"
+    if isinstance(instance, str):
+        close = _close(instance, allowed)
+        if close:
+            return f"{quote(instance)} is not one of the allowed values; did you mean '{close}'?"
+        return f"{quote(instance)} is not {'allowed here' if len(allowed) == 1 else 'one of the allowed values'}; {write}"
+    if isinstance(target, YScalar):
+        kind = _WRITE.get(_json_type(instance), "a value")
+        return f"{quote(target.text)} is {kind} here, not one of the allowed values; {write}"
+    return f"a {'list' if isinstance(instance, list) else 'mapping'} is not allowed here; {write}"
 
 
