@@ -80,8 +80,17 @@ def test_vllm_three_nodes_with_two_launched_misses_a_rank(tmp_path):
 def test_vllm_nnodes_without_master_addr(tmp_path):
     d = _vllm_two_nodes(tmp_path, WORKER.replace(" --master-addr <head-ip>", ""))
     found = only(lint(d), "TOP003")
-    assert len(found) == 1 and "--nnodes 2 without --master-addr" in found[0][4]
+    assert len(found) == 1 and found[0][4] == ("--nnodes 2 without --master-addr: the nodes cannot find each other; add "
+                                               "--master-addr <head-ip> on every node (the head node's address)")
     assert found[0][2:4] == position((d / "run.sh").read_text(), "--nnodes ", 2, after=True)
+
+
+def test_vllm_nnodes_without_node_rank_says_the_other_nodes_are_headless(tmp_path):
+    d = _vllm_two_nodes(tmp_path, worker=None)
+    replace_once(d / "run.sh", " --node-rank 0", "")
+    found = only(lint(d), "TOP003")
+    assert [f[4] for f in found] == ["--nnodes 2 without --node-rank: the nodes cannot find each other; add --node-rank 0 "
+                                     "on the head node and --node-rank 1 --headless on the other node"]
 
 
 def test_vllm_tp_pp_on_one_node_that_is_too_small(tmp_path):

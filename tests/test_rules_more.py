@@ -19,7 +19,16 @@ def test_top003_nnodes_without_rank_and_address(tmp_path):
     d = copy_submission(KIMI_NNODES, tmp_path)
     replace_once(d / "run.sh", "  --node-rank <0..1> \\\n", "")
     found = only(lint(d), "TOP003")
-    assert [(f[2], f[3]) for f in found] == [(7, 12)] and "without --node-rank" in found[0][4]
+    assert [(f[2], f[3]) for f in found] == [(7, 12)]
+    # what to add on each node, not only what is missing
+    assert found[0][4] == ("--nnodes 2 without --node-rank: the nodes cannot find each other; add --node-rank 0 on the "
+                           "head node and --node-rank 1 on the other node")
+    replace_once(d / "run.sh", "  --dist-init-addr <head-ip>:20000 \\\n", "")
+    replace_once(d / "run.sh", "  --nnodes 2 \\\n", "  --nnodes 4 \\\n")
+    (found,) = only(lint(d), "TOP003")
+    assert found[4] == ("--nnodes 4 without --node-rank and --dist-init-addr: the nodes cannot find each other; add "
+                        "--node-rank 0 on the head node and --node-rank 1 ... 3 on the other nodes (one rank each), and "
+                        "--dist-init-addr <head-ip>:<port> on every node (the head node's address)")
 
 
 def test_top003_more_per_node_than_a_node_holds(tmp_path):

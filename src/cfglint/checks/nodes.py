@@ -38,6 +38,25 @@ def _nodes(p) -> tuple[int | None, str, object]:
     return 1, "--nnodes 1", None
 
 
+def _meeting(p, nnodes: int, missing: list[str]) -> str:
+    """What each node of a ``nnodes``-node instance needs of the ``missing`` node flags (SGLang's
+    server_args, vLLM's multi-node launch: rank 0 on the head node, the others headless)."""
+    unit = "pod" if p.pod is not None else "node"
+    head = "the leader pod" if p.pod is not None else "the head node"
+    others = f"the other {unit}s (one rank each)" if nnodes > 2 else f"the other {unit}"
+    ranks = {2: "1", 3: "1 and 2"}.get(nnodes, f"1 ... {nnodes - 1}")
+    advice = []
+    if "--node-rank" in missing:
+        headless = " --headless" if p.engine == "vllm" else ""
+        advice.append(f"--node-rank 0 on {head} and --node-rank {ranks}{headless} on {others}")
+    for flag in missing:
+        if flag != "--node-rank":
+            value = "<head-ip>" if p.pod is None else "<leader-address>"
+            value += ":<port>" if flag == "--dist-init-addr" else ""
+            advice.append(f"{flag} {value} on every {unit} ({head}'s address)")
+    return ", and ".join(advice)
+
+
 def _local(p, got) -> tuple[int, str] | None:
     """(GPUs this one launch runs on its node, how that is computed) or None when not known:
     the instance's GPUs over its nodes (--nnodes, vLLM DP over nodes), one DP rank's for a vLLM
@@ -103,7 +122,7 @@ def check_nodes(ctx: Context):
                 missing = [f for f, k in NODE_FLAGS[p.engine] if k not in s and k not in p.unknown]
                 if missing:
                     yield Finding("TOP003", f"--nnodes {nnodes} without {' and '.join(missing)}: the nodes cannot "
-                                            f"find each other", nn.span)
+                                            f"find each other; add {_meeting(p, nnodes, missing)}", nn.span)
             elif p.engine == "vllm" and nodes_at is not None and "dp_local" in s and nnodes != 1 \
                     and "dp_address" not in s and "dp_address" not in p.unknown:
                 yield Finding("TOP003", f"{nodes_how} runs data parallel over several nodes without "
