@@ -8,6 +8,10 @@
   and their inputs, and its shell scripts (ShellCheck).
 - Every input is used and every `inputs.X` is declared; no `${{ }}` is written into a script
   (inputs come in through the environment: no script injection).
+- Every third-party action the action and the workflows use is pinned by a commit sha, its
+  release tag in a comment (a tag can be moved; a commit cannot). actionlint knows the inputs
+  of popular actions by tag only, so the action's steps are checked with each pin read as the
+  major tag of its comment.
 - The lint step's script, run with bash as the runner would run it (the action's inputs in its
   environment, cfglint of this venv as the installed one), is valid cfglint CLI: it lints the
   bundled examples, writes SARIF and reports the exit code cfglint gives.
@@ -35,6 +39,8 @@ BIN = Path(sys.executable).parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml")) + [ROOT / "docs" / "examples" / "github-workflow.yml"]
 EXPR = re.compile(r"\$\{\{(.*?)\}\}", re.S)
+# `uses: owner/repo[/path]@<40-hex commit>  # vX.Y.Z`
+PINNED = re.compile(r"uses: (?P<action>[\w.-]+/[\w./-]+)@(?P<sha>[0-9a-f]{40})  # (?P<tag>v(?P<major>\d+)\.\d+\.\d+)$", re.M)
 
 
 def _actionlint(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -71,13 +77,25 @@ def test_actionlint_checks_the_local_action(tmp_path):
     assert 'property "exitcode" is not defined' in proc.stdout, proc.stdout
 
 
+def _by_tag(uses: str, text: str) -> str:
+    """``uses`` (``owner/repo@<sha>``) as ``owner/repo@vN``, N the major version of the tag in its
+    pin's comment in ``text``: the form actionlint knows the action's inputs by."""
+    for m in PINNED.finditer(text.replace("\r", "")):
+        if uses == f"{m['action']}@{m['sha']}":
+            return f"{m['action']}@v{m['major']}"
+    return uses
+
+
 def _action_as_workflow() -> dict:
-    """The action's steps as one job of a reusable workflow whose inputs are the action's."""
+    """The action's steps as one job of a reusable workflow whose inputs are the action's (each
+    pinned action read as its major tag, so actionlint checks the inputs given to it)."""
+    text = (ROOT / "action.yml").read_text()
+    steps = [{**step, "uses": _by_tag(step["uses"], text)} if "uses" in step else step for step in ACTION["runs"]["steps"]]
     return {
         "name": "action.yml as a workflow",
         "on": {"workflow_call": {"inputs": {name: {"type": "string", "required": False, "default": str(spec["default"])}
                                              for name, spec in ACTION["inputs"].items()}}},
-        "jobs": {"action": {"runs-on": "ubuntu-latest", "steps": ACTION["runs"]["steps"]}},
+        "jobs": {"action": {"runs-on": "ubuntu-latest", "steps": steps}},
     }
 
 
@@ -93,6 +111,14 @@ def test_action_steps_pass_actionlint(tmp_path):
     (tmp_path / ".github" / "workflows" / "action.yml").write_text(yaml.safe_dump(wf, sort_keys=False))
     proc = _actionlint(".github/workflows/action.yml", cwd=tmp_path)
     assert proc.returncode == 1 and "shellcheck reported issue" in proc.stdout, proc.stdout
+    # the control: a misspelled input of a pinned third-party action fails (read by its tag)
+    wf = _action_as_workflow()
+    (python,) = [s for s in wf["jobs"]["action"]["steps"] if s.get("id") == "python"]
+    assert python["uses"] == "actions/setup-python@v6"
+    python["with"] = {"python-versio": "3.12"}
+    (tmp_path / ".github" / "workflows" / "action.yml").write_text(yaml.safe_dump(wf, sort_keys=False))
+    proc = _actionlint(".github/workflows/action.yml", cwd=tmp_path)
+    assert proc.returncode == 1 and 'input "python-versio" is not defined' in proc.stdout, proc.stdout
 
 
 def test_every_input_is_used_and_declared():
@@ -103,7 +129,27 @@ def test_every_input_is_used_and_declared():
         assert spec.get("description") and "default" in spec, name
     for step in steps:
         assert "run" not in step or not EXPR.search(step["run"]), f"an expression inside a script: {step.get('name')}"
-        assert "uses" not in step or re.fullmatch(r"[\w.-]+/[\w./-]+@v\d+", step["uses"]), step["uses"]
+
+
+PINNED_FILES = [ROOT / "action.yml", *WORKFLOWS, ROOT / "README.md"]
+
+
+@pytest.mark.parametrize("path", PINNED_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_third_party_actions_are_pinned_by_commit(path):
+    uses = [line.strip().removeprefix("- ") for line in path.read_text().splitlines()
+            if re.match(r"\s*(- )?uses: ", line)]
+    assert uses, path
+    for line in uses:
+        spec = line.split()[1]
+        if spec == "./":
+            continue
+        if spec.startswith("cfglint/cfglint@"):
+            # this action, in examples: the placeholder of the commit the reader pins, never a branch
+            assert spec == "cfglint/cfglint@<commit", line
+            assert line.startswith("uses: cfglint/cfglint@<commit sha>"), line
+            continue
+        assert PINNED.fullmatch(line), f"{path.name}: {line!r} is not pinned by commit sha with its tag in a comment"
+    assert not re.search(r"@(main|master)\b", path.read_text()), f"{path.name} names a branch"
 
 
 def _lint_step() -> dict:

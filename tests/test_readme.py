@@ -148,6 +148,24 @@ def test_github_actions_snippet_passes_actionlint(tmp_path):
         assert f"`{name}`" in adopt or f"{name}:" in adopt, name
 
 
+def test_every_gitlab_job_pins_cfglint_and_stops_on_exit_2():
+    # every GitLab job the README shows (Install and adopt, Output formats): cfglint installed at a
+    # commit, and each `cfglint check` before the last lets only exit 1 (findings) through, never
+    # exit 2 (a usage or configuration error), which `|| true` would hide
+    jobs = [yaml.safe_load(b)["cfglint"] for b in _blocks(README, "yaml") if "\n  script:\n" in b]
+    assert len(jobs) == 2, jobs
+    for job in jobs:
+        install, *checks = job["script"]
+        assert install == 'pip install "git+https://github.com/cfglint/cfglint@<commit sha>"', install
+        assert len(checks) >= 2 and all(c.startswith("cfglint check ") for c in checks), checks
+        for check in checks[:-1]:
+            assert check.endswith(" || test $? -eq 1"), check
+        assert "||" not in checks[-1], checks[-1]
+    # no install of cfglint anywhere in the README at a branch or without a commit
+    installs = re.findall(r"git\+https://github\.com/cfglint/cfglint(?:@<commit sha>|[^\s\"']*)", README)
+    assert len(installs) >= 3 and set(installs) == {"git+https://github.com/cfglint/cfglint@<commit sha>"}, installs
+
+
 def test_gitlab_snippet_keeps_the_report_and_fails_on_findings():
     (snippet,) = [b for b in _blocks(_section("Install and adopt"), "yaml") if "codequality" in b]
     job = yaml.safe_load(snippet)["cfglint"]
