@@ -5,6 +5,7 @@ GitLab CI) are valid for the tools that read them."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -15,10 +16,12 @@ import tomllib
 from pathlib import Path
 
 import click
+import pytest
 import yaml
 
 from cfglint.checks import all_rules
 from cfglint.cli import FORMATS, main
+from support import DEEP
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -173,3 +176,67 @@ def test_gitlab_snippet_keeps_the_report_and_fails_on_findings():
     report, last = job["script"][-2:]
     assert "--format gitlab -o gl-code-quality-report.json" in report and report.endswith("|| test $? -eq 1")
     assert last.startswith("cfglint check ") and "||" not in last
+
+
+MULTITOOL = ROOT / "node_modules" / "@microsoft" / "sarif-multitool-linux" / "Sarif.Multitool"
+
+
+def test_sarif_validation_by_hand_works(tmp_path):
+    # the README's command, run as written (bash, in a directory with the checkout's node_modules
+    # and a cfglint.sarif): the bundled findings pass; a report breaking a GitHub ingestion rule
+    # (Gh, the kind a shell would cut off at the ';') and a SARIF spec rule does not
+    if not MULTITOOL.is_file():
+        message = f"SARIF Multitool not found at {MULTITOOL}: run `npm ci` (see .ci/run)"
+        if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+            pytest.fail(message)
+        pytest.skip(message)
+    (block,) = [b for b in _blocks(_section("Output formats"), "sh") if "Sarif.Multitool" in b]
+    sarif = subprocess.run([str(BIN / "cfglint"), "check", "--format", "sarif", "--",
+                            str(ROOT / "examples/submissions/nvidia/kimi-k3"), str(ROOT / "examples/submissions/recipes")],
+                           capture_output=True, text=True, timeout=300)
+    assert sarif.returncode == 1 and '"ruleId": "RED001"' in sarif.stdout, sarif.stderr
+    log = json.loads(sarif.stdout)
+    broken = json.loads(sarif.stdout)
+    del broken["runs"][0]["tool"]["driver"]["rules"][0]["shortDescription"]        # GH2012
+    broken["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0   # JSON1008
+    printed = {}
+    for name, report in (("valid", log), ("broken", broken)):
+        work = tmp_path / name
+        work.mkdir()
+        (work / "node_modules").symlink_to(ROOT / "node_modules")
+        (work / "cfglint.sarif").write_text(json.dumps(report), encoding="utf-8")
+        proc = subprocess.run(["bash", "-eo", "pipefail", "-c", block], cwd=work, capture_output=True, text=True,
+                              timeout=300, env=dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1"))
+        assert proc.returncode == 0 and "Analysis completed successfully" in proc.stdout, proc.stdout + proc.stderr
+        printed[name] = re.findall(r"cfglint\.sarif\(\d+,\d+\): (error|warning) (\w+):", proc.stdout)
+    assert printed["valid"] == []
+    assert {rule for _, rule in printed["broken"]} >= {"GH2012", "JSON1008"}, printed["broken"]
+
+
+def _install_block() -> str:
+    (block,) = [b for b in _blocks(_section("Install and adopt"), "sh") if "pipx install" in b]
+    return block
+
+
+def test_install_needs_nothing_a_fresh_machine_lacks():
+    # pip in a virtualenv first (Python has both); pipx only after saying how to get it
+    lines = [line for line in _install_block().splitlines() if line.strip()]
+    assert lines[0].startswith("python3 -m venv ") and " pipx" not in lines[0], lines[0]
+    first_pipx = next(n for n, line in enumerate(lines) if line.startswith("pipx "))
+    assert any("python3 -m pip install --user pipx" in line for line in lines[:first_pipx]), lines
+
+
+@pytest.mark.skipif(not DEEP, reason="deep run only (CI=true or CFGLINT_DEEP=1): a virtualenv and a build, ~30 s")
+def test_pip_install_into_a_virtualenv_works(tmp_path):
+    # the README's first install line as written, with this checkout for the repository at a commit
+    # and a home of its own: a `cfglint` that runs
+    line = _install_block().splitlines()[0]
+    url = '"git+https://github.com/cfglint/cfglint@<commit sha>"'
+    assert url in line
+    env = dict(os.environ, HOME=str(tmp_path), PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    proc = subprocess.run(["bash", "-eo", "pipefail", "-c", line.replace(url, shlex.quote(str(ROOT)))], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    version = subprocess.run([str(tmp_path / ".venvs" / "cfglint" / "bin" / "cfglint"), "--version"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=60)
+    assert version.returncode == 0 and version.stdout.startswith("cfglint 0.1.0 (cfglint-serving)"), version
