@@ -239,4 +239,6 @@ def test_pip_install_into_a_virtualenv_works(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     version = subprocess.run([str(tmp_path / ".venvs" / "cfglint" / "bin" / "cfglint"), "--version"], cwd=tmp_path,
                              capture_output=True, text=True, timeout=60)
-    assert version.returncode == 0 and version.stdout.startswith("cfglint 0.1.0 (cfglint-serving)"), version
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert version.returncode == 0 and version.stdout.startswith(f"cfglint {project['version']} ({project['name']})"), \
+        version
