@@ -88,4 +88,13 @@ def new_manifest(d: Derived) -> str:
             "`cfglint check`."]
     head += [_comment(f"The launch sets a {p}; the manifest has no field for it.") for p in d.parsers]
     top.yaml_set_start_comment("\n".join(head))
-    return dump(rt_yaml(), top)
+    return f"{schema_line()}\n" + dump(rt_yaml(), top)
+
+
+def schema_line() -> str:
+    """The first line of a new manifest: the modeline with which yaml-language-server (VS Code's
+    YAML extension, Neovim's and Helix's yamlls) validates and completes the file against the
+    published manifest schema."""
+    from ...schema.validation import schema_id
+
+    return f"# yaml-language-server: $schema={schema_id('submission.schema.json')}"
