@@ -365,6 +365,28 @@ def init(path: str, dry_run: bool, show_diff: bool, knowledge_files: tuple[str, 
     sys.exit(0)
 
 
+@main.command("server")
+def language_server() -> None:
+    """Run the language server (LSP over standard input and output) for editors: cfglint check's
+    diagnostics as you type, code actions for the fixes, hovers on flags and keys.
+
+    Needs the server extra: pip install 'cfglint-serving[server]'."""
+    import importlib.util
+
+    if importlib.util.find_spec("pygls") is None or importlib.util.find_spec("lsprotocol") is None:
+        _say("cfglint: error: cfglint server needs pygls and lsprotocol: install the server extra "
+             "(pip install 'cfglint-serving[server]')")
+        sys.exit(2)
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)   # standard output is the protocol's
+    from .read.shell import prestart_parser
+    from .server import serve
+
+    prestart_parser()   # forked now, before the server's reader thread starts
+    serve()
+
+
 @main.command("rules")
 def list_rules() -> None:
     """List every rule: id, name, default level, summary."""
