@@ -44,7 +44,7 @@ def _session_on(tmp_path, rel):
 def test_session_diagnostics_are_check_findings_of_the_whole_submission(tmp_path):
     ws, session = _session_on(tmp_path, KIMI_DYNAMO)
     launch = ws / "sub" / "decode.args"
-    session.open(str(launch), launch.read_text(), 1)
+    session.put(str(launch), launch.read_text(), 1)
     published = session.lint(str(launch))
     cwd = os.getcwd()
     try:
@@ -62,7 +62,7 @@ def test_session_diagnostics_are_check_findings_of_the_whole_submission(tmp_path
 def test_a_crash_is_an_io001_on_the_document_and_the_next_lint_works(tmp_path, monkeypatch):
     ws, session = _session_on(tmp_path, "artificial-analysis/kimi-k3/b300-sglang-tp8")
     run = ws / "sub" / "run.sh"
-    session.open(str(run), run.read_text() + "# /home/alice/x\n", 1)
+    session.put(str(run), run.read_text() + "# /home/alice/x\n", 1)
 
     def boom(*_args, **_kwargs):
         raise RuntimeError("a bug")
@@ -80,7 +80,7 @@ def test_nothing_outside_the_workspace_is_linted(tmp_path):
     ws, session = _session_on(tmp_path, "artificial-analysis/kimi-k3/b300-sglang-tp8")
     outside = tmp_path / "elsewhere.sh"
     outside.write_text("sglang serve --model-path /home/bob/m\n")
-    session.open(str(outside), outside.read_text(), 1)
+    session.put(str(outside), outside.read_text(), 1)
     assert session.lint(str(outside)) == {} and session.hover(str(outside), 0, 20) is None
 
 

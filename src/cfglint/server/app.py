@@ -55,7 +55,7 @@ class CfglintServer(LanguageServer):
         if path is None:
             return
         doc = self.workspace.get_text_document(uri)
-        self.session.open(path, doc.source, doc.version)
+        self.session.put(path, doc.source, doc.version)
         if self.session.folder_of(path) is None:
             log.info("%s is outside the workspace folders: not linted", path)
             return

@@ -81,7 +81,8 @@ class Session:
                 return folder
         return None
 
-    def open(self, path: str, text: str, version: int | None) -> None:
+    def put(self, path: str, text: str, version: int | None) -> None:
+        """Keep the editor's buffer of ``path`` (it replaces the file in every lint)."""
         self.docs[os.path.abspath(path)] = Document(text, version)
 
     def close(self, path: str) -> dict[str, list[dict]]:
@@ -258,6 +259,7 @@ class Session:
             return []
         version = run.versions.get(ap)
         actions = []
+        shown = dict(zip(map(id, run.findings.get(ap, [])), self.diagnostics(run, ap)))
         fixable = [f for f in run.findings.get(ap, []) if f.fix is not None or f.move is not None]
         for f in fixable:
             rng = self.range_of(run, ap, f.span)
@@ -274,7 +276,7 @@ class Session:
                 title = f"cfglint: move {'.'.join(f.move[0])} to {'.'.join(f.move[1])} ({f.rule_id})"
             if text_edits:
                 actions.append({"title": title, "kind": "quickfix", "isPreferred": True,
-                                "diagnostics": [self._diagnostic_of(run, ap, f)],
+                                "diagnostics": [shown[id(f)]],
                                 "edit": self._workspace_edit(ap, version, text_edits)})
         edits, _notes = planned_edits(fixable, tf)
         if edits:
@@ -282,10 +284,6 @@ class Session:
             actions.append({"title": f"cfglint: fix {n} finding(s) in this file (as --fix)", "kind": "source.fixAll.cfglint",
                             "edit": self._workspace_edit(ap, version, [self._edit(tf, e.start, e.end, e.text) for e in edits])})
         return actions
-
-    def _diagnostic_of(self, run: UnitRun, path: str, f: Finding) -> dict:
-        i = run.findings[path].index(f)
-        return self.diagnostics(run, path)[i]
 
     def _edit(self, tf: TextFile, start: int, end: int, text: str) -> dict:
         sl, sc = byte_offset_to_lsp(tf.data, start, self.encoding)
