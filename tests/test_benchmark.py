@@ -71,3 +71,17 @@ def test_a_command_that_is_not_cfglint_is_refused_not_measured(tmp_path):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "does not run cfglint" in proc.stderr and "No module named cfglint" in proc.stderr
     assert "|" not in proc.stdout
+
+
+def test_lsp_latency_benchmark_smoke_run(tmp_path):
+    """benchmarks/lsp.py drives `cfglint server` and prints its table (no time is asserted)."""
+    raw = tmp_path / "lsp.json"
+    rel = "artificial-analysis/kimi-k3/b300-sglang-tp8"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lsp.py"), "--submission", rel, "--warmup", "1",
+                           "--changes", "2", "--json", str(raw)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith(f"| {rel} |")]
+    assert len(rows) == 1 and rows[0].count(" ms |") == 4
+    (row,) = json.loads(raw.read_text())["rows"]
+    assert row["submission"] == rel and row["changes"] == 2 and row["files"] == 2
+    assert 0 < row["median_ms"] <= row["max_ms"]

@@ -296,6 +296,12 @@ def test_new_manifest_is_invalid_until_filled_in(tmp_path):
     assert r.exit_code == 0, r.output
     text = (d / "submission.yaml").read_text()
     assert "submitter: null  # FILL IN" in text and "accelerator: null  # FILL IN" in text
+    # an editor's YAML language server validates the new manifest against the published schema
+    # (the modeline is longer than yamllint's 80 columns: yamllint is told so around it)
+    assert text.split("\n")[:3] == ["# yamllint disable rule:line-length",
+                                    "# yaml-language-server: $schema="
+                                    "https://raw.githubusercontent.com/cfglint/cfglint/main/schemas/submission.schema.json",
+                                    "# yamllint enable rule:line-length"]
     lines = text.split("\n")
     at = {n for n, line in enumerate(lines, start=1)
           if line.startswith(("submitter: null", "  accelerator: null", "  accelerators_total: null"))}

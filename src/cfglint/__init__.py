@@ -2,8 +2,8 @@
 
 Pipeline, one folder per stage, imports only downward (tests/test_layering.py):
 read -> knowledge -> schema -> load -> deploy -> checks -> policy -> output -> edit, with
-:mod:`cfglint.model` (the shared data model) below all and :mod:`cfglint.lint` (the runner) and
-:mod:`cfglint.cli` (the command line) on top. A run: load.discover -> load.submission ->
+:mod:`cfglint.model` (the shared data model) below all and :mod:`cfglint.lint` (the runner),
+:mod:`cfglint.cli` (the command line) and :mod:`cfglint.server` (the language server) on top. A run: load.discover -> load.submission ->
 deploy.extract -> checks -> policy -> output.
 """
 

@@ -114,6 +114,9 @@ def main() -> None:
               help="Report only findings not recorded in this baseline file.")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None,
               help="Record the current findings in this file (for --baseline) and exit 0.")
+@click.option("--stdin-filename", "stdin_filename", type=click.Path(), default=None,
+              help="With PATH '-': lint standard input as this file (of its submission; the submission's other "
+                   "files are read from disk), as an editor or a pipe passes an unsaved buffer.")
 @click.option("--jobs", "-j", "jobs", type=int, default=None,
               help="Worker processes linting submissions in parallel (default: the configuration's jobs, else the "
                    "number of CPUs this process may use; 1: in this process, or from 1,000 submissions in one worker). "
@@ -121,8 +124,10 @@ def main() -> None:
 def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
           knowledge_files: tuple[str, ...], no_cache: bool, select: tuple[str, ...], ignore: tuple[str, ...],
           config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
-          baseline_file: str | None, write_baseline: str | None, jobs: int | None) -> None:
-    """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.'."""
+          baseline_file: str | None, write_baseline: str | None, jobs: int | None,
+          stdin_filename: str | None = None) -> None:
+    """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.';
+    '-' is standard input, linted as the file --stdin-filename names."""
     from .checks import all_rules
     from .knowledge import KnowledgeError, knowledge
     from .lint import lint_paths
@@ -138,7 +143,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     if jobs is not None and jobs < 1:
         _say(f"cfglint: error: --jobs must be at least 1, not {jobs}")
         sys.exit(2)
-    targets = list(paths) or ["."]
+    targets = _stdin_targets(paths, stdin_filename, fix, max_file_size)
     root_dir = trust_root([t for t in targets if os.path.lexists(t)] or ["."])
     try:
         cfg = load_config(None if no_config else (config_file or find_config(targets, root_dir)))
@@ -275,6 +280,45 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     sys.exit(code)
 
 
+_STDIN_OVERLAY = None   # check's standard input as a file (safeio.workspace), open until the process ends
+
+
+def _stdin_targets(paths: tuple[str, ...], stdin_filename: str | None, fix: bool,
+                   max_file_size: int | None) -> list[str]:
+    """The paths ``check`` lints: PATHS (default ``.``), with ``-`` replaced by ``--stdin-filename``,
+    whose text is then standard input for the rest of the run (read/safeio.py's overlay, the one
+    place every reader goes through: the file's submission is linted with it, its other files
+    from disk). ``--stdin-filename`` without PATHS means ``-``. Exit 2: ``-`` without
+    ``--stdin-filename``, ``--stdin-filename`` with PATHS but no ``-``, or ``--fix`` (standard
+    input cannot be written back)."""
+    if stdin_filename is not None and not paths:
+        paths = ("-",)
+    if "-" not in paths:
+        if stdin_filename is not None:
+            _say("cfglint: error: --stdin-filename names the file standard input stands for: pass '-' among the "
+                 "PATHS (cfglint check - --stdin-filename path/run.sh)")
+            sys.exit(2)
+        return list(paths) or ["."]
+    if stdin_filename is None:
+        _say("cfglint: error: '-' lints standard input: name the file it stands for with --stdin-filename "
+             "(cfglint check - --stdin-filename path/run.sh)")
+        sys.exit(2)
+    if fix:
+        _say("cfglint: error: --fix writes files in place and cannot write standard input back; "
+             "lint the file itself to fix it")
+        sys.exit(2)
+    from .read.safeio import MAX_BYTES, linted_root, workspace
+
+    # one byte more than the largest file read, so that an oversized input is reported, not cut
+    data = sys.stdin.buffer.read(max(max_file_size or 0, MAX_BYTES) + 1)
+    global _STDIN_OVERLAY
+    # the overlay lasts for the rest of the command (the process ends with it); the reference kept
+    # here keeps the block open (a collected generator would close it)
+    _STDIN_OVERLAY = workspace(linted_root(stdin_filename), {stdin_filename: data}, confine=False)
+    _STDIN_OVERLAY.__enter__()
+    return [stdin_filename if p == "-" else p for p in dict.fromkeys(paths)]
+
+
 @main.command("init")
 @click.argument("path", type=click.Path())
 @click.option("--dry-run", is_flag=True, help="Say what would change (on standard error); write nothing.")
@@ -319,6 +363,28 @@ def init(path: str, dry_run: bool, show_diff: bool, knowledge_files: tuple[str, 
 
         _say(f"cfglint: wrote {display_path(result.path)}")
     sys.exit(0)
+
+
+@main.command("server")
+def language_server() -> None:
+    """Run the language server (LSP over standard input and output) for editors: cfglint check's
+    diagnostics as you type, code actions for the fixes, hovers on flags and keys.
+
+    Needs the server extra: pip install 'cfglint-serving[server]'."""
+    import importlib.util
+
+    if importlib.util.find_spec("pygls") is None or importlib.util.find_spec("lsprotocol") is None:
+        _say("cfglint: error: cfglint server needs pygls and lsprotocol: install the server extra "
+             "(pip install 'cfglint-serving[server]')")
+        sys.exit(2)
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)   # standard output is the protocol's
+    from .read.shell import prestart_parser
+    from .server import serve
+
+    prestart_parser()   # forked now, before the server's reader thread starts
+    serve()
 
 
 @main.command("rules")

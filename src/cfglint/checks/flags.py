@@ -8,12 +8,11 @@ import re
 
 from ..deploy.extract import Arg, Process
 from ..knowledge import FlagRegistry
+from ..knowledge.flaghelp import LABELS
 from ..model import Finding
 from .base import Context, here, rule
 
-LABEL = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "trtllm-serve", "trtllm.disaggregated": "trtllm-serve disaggregated",
-         "dynamo.frontend": "Dynamo frontend", "dynamo.trtllm": "dynamo.trtllm", "dynamo.sglang": "dynamo.sglang",
-         "dynamo.vllm": "dynamo.vllm"}
+LABEL = LABELS   # how messages name each registry's launcher
 _PLACEHOLDER = re.compile(r"<[^<>\s][^<>]*>")
 # flags whose value is a model: a local checkpoint folder or a Hugging Face repo id (the engines'
 # help texts: "The path of the model weights. This can be a local folder or a Hugging Face repo ID.")

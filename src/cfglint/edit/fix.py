@@ -171,9 +171,8 @@ def apply_moves(findings: list[Finding], files: dict[str, TextFile], skip: set[s
         if current != tf.data:
             report.notes += [_note(f, "the file changed since cfglint read it") for f in fs]
             continue
-        if tf.had_crlf or tf.data.startswith(b"\xef\xbb\xbf") or any(c in tf.text for c in "&*<"):
-            report.notes += [_note(f, "the file has CR LF line ends, a byte-order mark, or YAML anchors, aliases "
-                                      "or merge keys; move the key by hand") for f in fs]
+        if _unmovable(tf):
+            report.notes += [_note(f, UNMOVABLE) for f in fs]
             continue
         new, moved = _moved_text(tf.text, fs, report.notes)
         if not moved:
@@ -231,3 +230,34 @@ def _moved_text(text: str, fs: list[Finding], notes: list[str]) -> tuple[str, li
     if not moved:
         return text, []
     return keep_unchanged(text, noop, dump(y, doc)), moved
+
+
+UNMOVABLE = "the file has CR LF line ends, a byte-order mark, or YAML anchors, aliases or merge keys; move the key by hand"
+
+
+def _unmovable(tf: TextFile) -> bool:
+    """Whether structural fixes leave ``tf`` alone: CR LF line ends, a byte-order mark, or YAML
+    anchors, aliases or merge keys (a moved key could be shared), which a round trip would change."""
+    return tf.had_crlf or tf.data.startswith(b"\xef\xbb\xbf") or any(c in tf.text for c in "&*<")
+
+
+def planned_edits(findings: list[Finding], tf: TextFile) -> tuple[list[Edit], list[str]]:
+    """The byte edits of :attr:`TextFile.data` that :func:`apply_fixes` makes in ``tf`` for the
+    active text fixes among ``findings`` (overlaps resolved as there), and a note per fix it
+    would not make; nothing is written (an editor's code action applies them)."""
+    notes: list[str] = []
+    fs = [f for f in findings if f.fix is not None and not f.suppressed and f.span.path == tf.display]
+    return _plan(fs, tf, notes), notes
+
+
+def planned_move(findings: list[Finding], tf: TextFile) -> tuple[str | None, list[Finding], list[str]]:
+    """The text :func:`apply_moves` writes to ``tf`` for the active structural fixes among
+    ``findings`` (None when it writes nothing), the findings it fixes, and notes; nothing is written."""
+    notes: list[str] = []
+    fs = [f for f in findings if f.move is not None and not f.suppressed and f.span.path == tf.display]
+    if not fs:
+        return None, [], notes
+    if _unmovable(tf):
+        return None, [], [_note(f, UNMOVABLE) for f in fs]
+    new, moved = _moved_text(tf.text, fs, notes)
+    return (new if moved else None), moved, notes

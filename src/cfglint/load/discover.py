@@ -15,7 +15,7 @@ from dataclasses import field
 
 from ..model import record
 from ..read.paths import display_path
-from ..read.safeio import git_top, linted_root
+from ..read.safeio import git_top, isfile, lexists, linted_root
 
 MANIFEST = "submission.yaml"
 SKIP_DIRS = {"node_modules", "__pycache__", "venv", ".venv", "site-packages"}
@@ -64,7 +64,7 @@ def serving_candidates(directory: str, recurse: bool = True) -> list[str]:
 def _submission_of(path: str) -> str | None:
     d = os.path.dirname(os.path.abspath(path))
     while True:
-        if os.path.isfile(os.path.join(d, MANIFEST)):
+        if isfile(os.path.join(d, MANIFEST)):   # safeio: an unsaved manifest in an editor counts
             return d
         parent = os.path.dirname(d)
         if parent == d:
@@ -94,7 +94,7 @@ def discover(paths: list[str]) -> Targets:
 
     for path in paths:
         try:
-            exists = os.path.lexists(path) and "\x00" not in path
+            exists = "\x00" not in path and lexists(path)   # safeio: standard input or an unsaved buffer counts
         except ValueError:
             exists = False
         if not exists:

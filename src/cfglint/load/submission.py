@@ -16,7 +16,7 @@ from ..knowledge import knowledge
 from ..model import Finding, Span, record
 from ..read.argsfile import parse_args_file
 from ..read.paths import display_path, printable
-from ..read.safeio import inside, real_path, resolving
+from ..read.safeio import inside, lexists, real_path, resolving
 from ..read.shell import Command, ParserCrash, ShellScript, parse_shell
 from ..read.textfile import MAX_BYTES, ReadError, TextFile, read_text
 from ..read.yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YamlError, YMap, YNode,
@@ -284,7 +284,7 @@ def _load_submission(root: str, kb, max_bytes: int, tree: str | None) -> Submiss
             if full is None:
                 sub.findings.append(Finding("SUB002", f"files.{key}: '{rel}' is outside the submission directory; name files relative to it", span))
                 continue
-            if not os.path.lexists(full):
+            if not lexists(full):   # safeio: a file open in an editor, not saved yet, counts
                 sub.findings.append(Finding("SUB002", f"files.{key}: '{rel}' does not exist in {sub.display}", span))
                 continue
             if full in seen:

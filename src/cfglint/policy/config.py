@@ -181,16 +181,17 @@ def _configs_in(d: str) -> list[str]:
     return out
 
 
-def find_config(paths: list[str], root_dir: str | None = None) -> str | None:
+def find_config(paths: list[str], root_dir: str | None = None, ceiling: str | None = None) -> str | None:
     """The root configuration: the nearest configuration file at or above the root directory
-    (``root_dir``, default :func:`trust_root` of ``paths``); None when there is none."""
+    (``root_dir``, default :func:`trust_root` of ``paths``), looking no higher than directory
+    ``ceiling`` when given (the language server's workspace folder); None when there is none."""
     d = root_dir or trust_root(paths)
     while True:
         found = _configs_in(d)
         if found:
             return _not_linked_out(found[0])
         parent = os.path.dirname(d)
-        if parent == d:
+        if parent == d or (ceiling is not None and not inside(parent, ceiling)):
             return None
         d = parent
 

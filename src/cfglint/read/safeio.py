@@ -9,6 +9,14 @@ file (checked with ``stat`` before opening, so a FIFO never blocks and a device 
 and again with ``fstat`` on the open descriptor); it is opened with ``O_NOFOLLOW | O_NONBLOCK``
 and at most ``max_bytes`` + 1 bytes are read. A link that stays inside may be read.
 
+Overlay (:func:`workspace`): inside such a block the text of an editor's unsaved buffer, or of
+standard input (``cfglint check - --stdin-filename F``), takes the place of a file on disk for
+every reader: :func:`read_bytes` returns it for a path whose real location is the buffer's, and
+:func:`lexists` / :func:`isfile` count it as a file. Only paths inside the block's root (the
+editor's workspace folder, the linted tree) can be overlaid, and every read of linted input
+(``within`` given) must then lie inside that root: the language server never reads a
+submission's file outside its workspace.
+
 Writing (:func:`atomic_write`): the report (``-o``), a baseline (``--write-baseline``) and fixed
 files (``--fix``) are written to a temporary file in the target's directory, then renamed over
 the target (``os.replace``): a reader never sees half a file, and a symbolic link or hard link at
@@ -153,6 +161,70 @@ def linted_root(path: str, fallback: str | None = None) -> str:
     return a if os.path.isdir(a) else os.path.dirname(a)
 
 
+class _Overlay:
+    """The buffers of a :func:`workspace` block: real path -> bytes, all inside ``root``."""
+
+    __slots__ = ("root", "buffers", "confine")
+
+    def __init__(self, root: str, buffers: dict[str, bytes], confine: bool):
+        self.root = root
+        self.buffers = buffers
+        self.confine = confine
+
+
+_overlay: _Overlay | None = None
+
+
+@contextlib.contextmanager
+def workspace(root: str, buffers: "dict[str, bytes] | None" = None, confine: bool = True) -> Iterator[None]:
+    """A block in which reads see ``buffers`` (path -> bytes: an editor's unsaved buffers,
+    standard input) in place of the files at those paths, and in which (``confine``) every read
+    of linted input (:func:`read_bytes` with ``within``) must really lie inside directory ``root``.
+
+    A buffer's path is taken by its real location (links resolved, as :func:`read_bytes`
+    resolves it); a buffer outside ``root`` is ignored (never read). Blocks do not nest: an
+    inner block replaces the outer one until it ends. The bytes are used as given (a file of
+    more than the reader's ``max_bytes`` is refused as on disk)."""
+    global _overlay
+    real_root = os.path.realpath(root)
+    kept: dict[str, bytes] = {}
+    for path, data in (buffers or {}).items():
+        try:
+            real = _real(os.path.abspath(path))
+        except ReadError:
+            continue
+        if inside(real, real_root):
+            kept[real] = data
+    outer = _overlay
+    _overlay = _Overlay(real_root, kept, confine)
+    try:
+        yield
+    finally:
+        _overlay = outer
+
+
+def _buffer(path: str) -> bytes | None:
+    """The overlaid bytes of ``path`` in the current :func:`workspace` block, or None."""
+    ov = _overlay
+    if ov is None or not ov.buffers:
+        return None
+    try:
+        return ov.buffers.get(_real(os.path.abspath(path)))
+    except (ReadError, ValueError):
+        return None
+
+
+def lexists(path: str) -> bool:
+    """``os.path.lexists``, also true for a path overlaid by the current :func:`workspace` block
+    (a buffer not saved to disk yet)."""
+    return _buffer(path) is not None or os.path.lexists(path)
+
+
+def isfile(path: str) -> bool:
+    """``os.path.isfile``, also true for a path overlaid by the current :func:`workspace` block."""
+    return _buffer(path) is not None or os.path.isfile(path)
+
+
 def read_bytes(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,
                within_name: str | None = None, partial: bool = False) -> bytes:
     """The bytes of regular file ``path`` (at most ``max_bytes``; with ``partial``, a longer
@@ -161,7 +233,8 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,
     ``within``: a directory the file's real path must stay inside (``within_name`` is how
     messages name it). Raises ReadError: a link leading outside ``within``, a directory, a FIFO,
     socket or device, a file over ``max_bytes``, a missing or unreadable file, a NUL byte in the
-    path. Never blocks on a FIFO and never opens a device."""
+    path, a file outside the :func:`workspace` root. Never blocks on a FIFO and never opens a
+    device. In a :func:`workspace` block an overlaid path returns its buffer."""
     real = _real(path)
     if within is not None:
         root = _real(within, directory=True)
@@ -170,6 +243,15 @@ def read_bytes(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,
             how = "is a symbolic link" if os.path.islink(path) else "is reached through a symbolic link"
             raise ReadError(f"it {how} that leads outside {where}; cfglint does not follow links out "
                             f"of the submission or the working tree")
+    ov = _overlay
+    if ov is not None:
+        if ov.confine and within is not None and not inside(real, ov.root):
+            raise ReadError("it lies outside the workspace; the language server reads no file outside it")
+        data = ov.buffers.get(real)
+        if data is not None:   # an unsaved buffer or standard input, in place of the file
+            if len(data) > max_bytes and not partial:
+                raise ReadError(f"file is {len(data)} bytes, over the {max_bytes}-byte limit")
+            return data[:max_bytes + 1] if partial else data
     try:
         st = os.stat(real)
         _check_regular(st.st_mode, max_bytes, 0 if partial else st.st_size)

@@ -23,6 +23,15 @@ def validator(name: str):
     return jsonschema.validators.validator_for(schema)(schema)
 
 
+@lru_cache(maxsize=None)
+def schema_id(name: str) -> str:
+    """The ``$id`` of ``schemas/<name>``: the address the schema is published at (the raw file of
+    the repository's main branch), which editors fetch from a ``# yaml-language-server:
+    $schema=...`` line. Raises OSError / KeyError for a schema that is not bundled or has none."""
+    with open(data_dir("schemas") / name, encoding="utf-8") as fh:
+        return json.load(fh)["$id"]
+
+
 def validate(rule_id: str, name: str, node: YNode, data: Any, display: str, unknown_key_hint=None) -> list[Finding]:
     """:func:`schema_findings` of ``data`` against ``schemas/<name>``; none, without running
     jsonschema, when :func:`known_valid` says the data passes (it passed before, or

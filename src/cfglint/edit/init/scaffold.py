@@ -102,7 +102,7 @@ def new_manifest(d: Derived) -> str:
     top.yaml_set_start_comment("\n".join(line for text in head for line in _wrap(text, TOP)))
     y = rt_yaml()
     y.explicit_start = True
-    return dump(y, top)
+    return f"{schema_line()}\n" + dump(y, top)
 
 
 def _wrap(text: str, indent: int) -> list[str]:
@@ -128,3 +128,15 @@ def _note(mapping, indent: int, key: str, text: str) -> None:
     mapping.yaml_set_comment_before_after_key(key, before="\n".join(_wrap(above, indent)), indent=indent)
     if todo:
         mapping.yaml_add_eol_comment(f"# {TODO} (see above)", key, column=column)
+
+
+def schema_line() -> str:
+    """The first lines of a new manifest: the modeline with which yaml-language-server (VS Code's
+    YAML extension, Neovim's and Helix's yamlls) validates and completes the file against the
+    published manifest schema. The URL is longer than yamllint's 80 columns: the line says so to
+    yamllint (whose rules submission repositories run), which yaml-language-server ignores."""
+    from ...schema.validation import schema_id
+
+    return ("# yamllint disable rule:line-length\n"
+            f"# yaml-language-server: $schema={schema_id('submission.schema.json')}\n"
+            "# yamllint enable rule:line-length")
