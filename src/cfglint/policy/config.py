@@ -131,8 +131,7 @@ def check_selectors(values: list[str], where: str, known: list[str],
     else at ``where``, and names the closest rule id or family (``TPO`` -> ``TOP``)."""
     for i, v in enumerate(values):
         if not v or not any(k == v or (k.startswith(v) and not v[-1:].isdigit()) for k in known):
-            shown = v.replace("\n", "\\n")
-            raise ConfigError(f"{at(i) if at else where}: unknown rule selector '{shown}'{_closest_rule(v, known)}")
+            raise ConfigError(f"{at(i) if at else where}: unknown rule selector '{v}'{_closest_rule(v, known)}")
 
 
 def _closest_rule(value: str, known: list[str]) -> str:
