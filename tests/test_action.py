@@ -172,11 +172,20 @@ def _run_lint_step(tmp_path: Path, inputs: dict[str, str], cwd: Path = ROOT) -> 
         (temp / "cfglint-venv" / "bin" / "cfglint").symlink_to(BIN / "cfglint")
     out = tmp_path / "github-output"
     out.write_text("")
-    env.update(RUNNER_TEMP=str(temp), GITHUB_OUTPUT=str(out))
+    summary = tmp_path / "step-summary.md"   # the runner's job summary file of the step (appended to)
+    summary.write_text("")
+    env.update(RUNNER_TEMP=str(temp), GITHUB_OUTPUT=str(out), GITHUB_STEP_SUMMARY=str(summary))
     proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _lint_step()["run"]],
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
     return proc, outputs
+
+
+def test_lint_step_runs_cfglint_once(tmp_path):
+    script = _lint_step()["run"]
+    runs = [line for line in script.splitlines() if '"$cfglint"' in line]
+    assert len(runs) == 1 and " check " in runs[0], runs   # one run writes every report
+    assert '--format "sarif:$sarif"' in script and '--format "markdown:$summary"' in script
 
 
 def test_lint_step_runs_cfglint_on_the_examples(tmp_path):
@@ -184,15 +193,34 @@ def test_lint_step_runs_cfglint_on_the_examples(tmp_path):
     proc, outputs = _run_lint_step(tmp_path, {"paths": "examples/submissions/recipes\nexamples/submissions/nvidia",
                                               "args": "--jobs 1  --ignore SUB003", "sarif-file": str(sarif)})
     assert proc.returncode == 0, proc.stderr   # findings fail the last step, not this one
-    assert outputs == {"exit-code": "1", "sarif-file": str(sarif)}
+    assert outputs["exit-code"] == "1" and outputs["sarif-file"] == str(sarif)
     assert "::error file=examples/submissions/nvidia/" in proc.stdout and "RED001" in proc.stdout
     results = json.loads(sarif.read_text())["runs"][0]["results"]
     assert {r["ruleId"] for r in results} >= {"RED001", "TOP003"}
+    # the job summary holds every finding of the same run: one row per SARIF result, in order
+    summary = (tmp_path / "step-summary.md").read_text()
+    assert Path(outputs["summary-file"]).read_text() == summary    # the report the step appended
+    rows = [line for line in summary.splitlines() if line.startswith(("| error |", "| warning |", "| note |"))]
+    assert summary.startswith("## cfglint\n") and len(rows) == len(results)
+    assert [row.split(" | ")[1].split("]")[0].lstrip("[") for row in rows] == [r["ruleId"] for r in results]
+    annotations = [line for line in proc.stdout.splitlines() if line.startswith("::")]
+    assert len(annotations) == len(results)
+
+
+def test_job_summary_without_sarif_and_none_when_turned_off(tmp_path):
+    # a fork's pull request: no SARIF upload, the summary is the whole report
+    proc, outputs = _run_lint_step(tmp_path, {"paths": "examples/submissions/nvidia", "upload-sarif": "false"})
+    assert (outputs["exit-code"], outputs["sarif-file"]) == ("1", ""), proc.stderr
+    assert "RED001" in (tmp_path / "step-summary.md").read_text()
+    proc, outputs = _run_lint_step(tmp_path, {"paths": "examples/submissions/nvidia", "upload-sarif": "false",
+                                              "job-summary": "false"})
+    assert outputs["exit-code"] == "1" and outputs["summary-file"] == ""
+    assert (tmp_path / "step-summary.md").read_text() == ""
 
 
 def test_lint_step_clean_and_fail_level(tmp_path):
     proc, outputs = _run_lint_step(tmp_path, {"paths": "examples/submissions/recipes", "upload-sarif": "false"})
-    assert (proc.returncode, outputs) == (0, {"exit-code": "0", "sarif-file": ""}), proc.stdout + proc.stderr
+    assert (proc.returncode, outputs["exit-code"], outputs["sarif-file"]) == (0, "0", ""), proc.stdout + proc.stderr
     # COV001 notes on the recipes fail at fail-level note
     proc, outputs = _run_lint_step(tmp_path, {"paths": "examples/submissions/recipes", "upload-sarif": "false",
                                               "fail-level": "note"})

@@ -72,7 +72,7 @@ def test_pyproject_section_and_cli_overrides(project):
 
 @pytest.mark.parametrize("name,text,where", [
     (".cfglint.yaml", "select: [RED]\nfail_level: error\n", ".cfglint.yaml:2:1: unknown key 'fail_level'"),
-    (".cfglint.yaml", "levels: {RED001: fatal}\n", ".cfglint.yaml:1:1: 'levels' maps a rule id"),
+    (".cfglint.yaml", "levels: {RED001: fatal}\n", ".cfglint.yaml:1:18: 'levels' maps a rule id"),   # at the value
     ("pyproject.toml", "[tool.cfglint]\nselect = [\"RED\"]\n  ignores = [\"TOP\"]\n", "pyproject.toml:3:3: unknown key 'ignores'"),
 ])
 def test_config_errors_have_positions_and_exit_2(project, name, text, where):
@@ -146,3 +146,39 @@ def test_empty_selectors_are_usage_errors(project, args, shown):
     code, found, err = run(project, *args)
     assert code == 2 and found == []
     assert err.count("\n") == 1 and err.startswith(f"cfglint: error: {shown}: empty rule selector")
+
+
+@pytest.mark.parametrize("text,where", [
+    ("select: [RED, TPO]\n", ".cfglint.yaml:1:15: unknown rule selector 'TPO'; did you mean TOP?"),
+    ("ignore:\n  - RED\n  - SPECC001\n", ".cfglint.yaml:3:5: unknown rule selector 'SPECC001'; did you mean SPEC001?"),
+    ("levels:\n  RED001: warning\n  TOP01: error\n", ".cfglint.yaml:3:3: unknown rule selector 'TOP01'; did you mean TOP001?"),
+    ("per-file-ignores:\n  '*.args': [RED001, SPECC]\n", ".cfglint.yaml:2:22: unknown rule selector 'SPECC'; did you mean SPEC?"),
+    ("selct: [RED]\n", ".cfglint.yaml:1:1: unknown key 'selct'; did you mean 'select'? (known keys: select, "),
+    ("levels:\n  RED001: warn\n", ".cfglint.yaml:2:11: 'levels' maps a rule id to one of note, warning, error"),
+    ("fail-level: fatal\n", ".cfglint.yaml:1:13: 'fail-level' must be one of note, warning, error"),
+])
+def test_config_errors_are_placed_at_the_value_with_the_closest_name(project, text, where):
+    (project / ".git").mkdir()   # the configuration at the top of the working tree, found from anywhere in it
+    (project / ".cfglint.yaml").write_text(text)
+    code, _, err = run(project)
+    assert code == 2 and f"cfglint: error: {where}" in err, err
+    # the path is shown as findings show paths: relative to the working directory when inside it (above:
+    # found as an absolute path at the top of the working tree), else absolute
+    proc = subprocess.run([CFGLINT, "check", "."], cwd=project / "s", capture_output=True, text=True)
+    assert proc.returncode == 2 and f"cfglint: error: {project}/{where}" in proc.stderr
+
+
+def test_every_problem_of_a_configuration_is_reported_at_once(project):
+    (project / ".cfglint.yaml").write_text("select: [RED, TPO]\nselct: [x]\nfail-level: fatal\n")
+    code, _, err = run(project)
+    assert code == 2 and err.splitlines() == [
+        "cfglint: error: .cfglint.yaml:1:15: unknown rule selector 'TPO'; did you mean TOP?",
+        "cfglint: error: .cfglint.yaml:2:1: unknown key 'selct'; did you mean 'select'? (known keys: select, ignore, "
+        "per-file-ignores, levels, fail-level, knowledge, require-reason, max-file-size, private-ranges, allow-nested, "
+        "jobs)",
+        "cfglint: error: .cfglint.yaml:3:13: 'fail-level' must be one of note, warning, error"]
+
+
+def test_command_line_selectors_name_the_closest_family(project):
+    code, _, err = run(project, "--ignore", "TPO", "--no-config")
+    assert code == 2 and "--ignore: unknown rule selector 'TPO'; did you mean TOP?" in err

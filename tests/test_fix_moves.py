@@ -19,8 +19,10 @@ OLD_SPELLING = "kv_cache_dtype: fp8   # set for the FP8 KV cache\nkv_cache_confi
                "  free_gpu_memory_fraction: 0.6\n"
 
 
-def _fix(d):
-    return CliRunner().invoke(main, ["check", str(d), "--fix", "--no-config"], catch_exceptions=False)
+def _fix(d, *more):
+    # the published submission declares no engine version: a move is an unsafe fix there (SCH001)
+    return CliRunner().invoke(main, ["check", str(d), "--fix", "--unsafe-fixes", "--no-config", *more],
+                              catch_exceptions=False)
 
 
 def test_renamed_key_is_moved_into_its_section(tmp_path):
@@ -76,3 +78,51 @@ def test_anchors_are_left_alone(tmp_path):
     replace_once(cfg, IN_SECTION, OLD_SPELLING.replace("kv_cache_config:", "kv_cache_config: &kv"))
     text = cfg.read_text()
     assert "move the key by hand" in _fix(d).stderr and cfg.read_text() == text
+
+
+def test_a_move_is_unsafe_unless_the_release_is_known_to_have_the_new_key(tmp_path):
+    # no engine.version and an image without a release tag: --fix alone leaves the key, says so
+    d = copy_submission(REL, tmp_path)
+    cfg = d / "gen_config.yaml"
+    replace_once(cfg, "enable_autotuner: false\n", "autotuner_enabled: false\n")
+    text = cfg.read_text()
+    r = CliRunner().invoke(main, ["check", str(d), "--fix", "--no-config"], catch_exceptions=False)
+    assert "fixed 0 finding(s); 1 more with --unsafe-fixes" in r.stderr and cfg.read_text() == text
+    assert "0 fixable with --fix (1 more with --unsafe-fixes)" in r.stdout
+    # the manifest declares TensorRT-LLM 1.2.0, after the rename (1.0): the move is safe
+    replace_once(d / "submission.yaml", "  name: trtllm\n", "  name: trtllm\n  version: 1.2.0\n")
+    r = CliRunner().invoke(main, ["check", str(d), "--fix", "--no-config", "--show-fixes"], catch_exceptions=False)
+    assert "fixed 1 finding(s)" in r.stderr and "enable_autotuner: false" in cfg.read_text()
+    assert f"gen_config.yaml:{text.splitlines().index('autotuner_enabled: false') + 1}:1: SCH001 " \
+           "autotuner_enabled -> enable_autotuner" in r.stderr
+    # a release before the rename: unsafe again
+    cfg.write_text(text)
+    replace_once(d / "submission.yaml", "version: 1.2.0", "version: 0.21.0")
+    r = CliRunner().invoke(main, ["check", str(d), "--fix", "--no-config"], catch_exceptions=False)
+    assert "1 more with --unsafe-fixes" in r.stderr and cfg.read_text() == text
+
+
+def test_the_move_is_the_same_edit_in_sarif_diff_and_fix(tmp_path):
+    """fix_of gives the edit of one finding; SARIF shows it, --diff prints it, --fix writes it:
+    the SARIF replacements applied to the file give the bytes --fix writes."""
+    import json
+
+    from cfglint.edit.fix import apply_text_edits
+    from cfglint.model import Span, TextEdit
+
+    d = copy_submission(REL, tmp_path)
+    cfg = d / "ctx_config.yaml"
+    replace_once(cfg, IN_SECTION, OLD_SPELLING)
+    before = cfg.read_text()
+    sarif = CliRunner().invoke(main, ["check", str(d), "--no-config", "-f", "sarif"], catch_exceptions=False).stdout
+    (result,) = [r for r in json.loads(sarif)["runs"][0]["results"] if r["ruleId"] == "SCH001"]
+    (fix,) = result["fixes"]
+    assert fix["description"]["text"] == "Move kv_cache_dtype to kv_cache_config.dtype" and fix["properties"] == {"safe": False}
+    edits = [TextEdit(Span("ctx_config.yaml", r["deletedRegion"]["startLine"], r["deletedRegion"]["startColumn"],
+                           r["deletedRegion"]["endLine"], r["deletedRegion"]["endColumn"]), r["insertedContent"]["text"])
+             for change in fix["artifactChanges"] for r in change["replacements"]]
+    diff = CliRunner().invoke(main, ["check", str(d), "--no-config", "--diff", "--unsafe-fixes"], catch_exceptions=False)
+    assert diff.exit_code == 1 and cfg.read_text() == before          # --diff writes nothing
+    assert "-kv_cache_dtype: fp8   # set for the FP8 KV cache" in diff.stdout
+    _fix(d)
+    assert apply_text_edits(before, edits) == cfg.read_text() != before

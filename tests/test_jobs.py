@@ -24,7 +24,7 @@ from support import EXAMPLES, copy_submission, replace_once
 KIMI = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 GLM_EAGLE = "nvidia/glm-5.2/gb300-sglang-2x4-tp8-eagle6-maxreq16"
 CRASHES = "recipes/vllm-deepseek-v3.2-h20-tp8-parsers"
-FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson")
+FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson", "markdown")
 
 pytestmark = pytest.mark.skipif(not lint._can_fork(), reason="worker processes are forked (Linux)")
 

@@ -104,3 +104,29 @@ def test_docs_never_replaces_a_file_it_did_not_write(tmp_path):
     (tmp_path / "RED001.md").write_text("# RED001 old text\n", encoding="utf-8")
     assert CliRunner().invoke(main, ["docs", str(tmp_path)]).exit_code == 0
     assert (tmp_path / "RED001.md").read_text(encoding="utf-8").startswith("# RED001 unredacted-host-path")
+
+
+def test_rule_prints_plain_text_and_sarif_help_text_is_text():
+    """`cfglint rule ID` and SARIF help.text are the page as text: no HTML entity, no Markdown
+    heading, fence or emphasis; help.markdown (and docs/rules/ID.md) stay Markdown."""
+    import json
+
+    from click.testing import CliRunner
+
+    from cfglint.cli import main
+    from cfglint.output.ruledocs import render
+
+    out = CliRunner().invoke(main, ["rule", "RED001"]).stdout
+    assert "Publish the path as <host-path> (cfglint check --fix does it)." in out
+    assert "&lt;" not in out and "&gt;" not in out and "```" not in out and "**" not in out
+    assert out.splitlines()[:3] == ["RED001 unredacted-host-path", "", "Default level: error"]
+    assert "\n    -v /home/alice/hf:/root/.cache/huggingface\n" in out      # the example, indented
+    page = (ROOT / "docs" / "rules" / "RED001.md").read_text()
+    assert "&lt;host-path&gt;" in page and page.startswith("# RED001 ")
+    sarif = CliRunner().invoke(main, ["check", "--no-config", "-f", "sarif", str(ROOT / "examples" / "submissions" / "recipes"
+                                                                                  / "vllm-gpt-oss-120b-b200-tp1-config")]).stdout
+    rules = json.loads(sarif)["runs"][0]["tool"]["driver"]["rules"]
+    for r in rules:
+        rule = all_rules()[r["id"]]
+        assert r["help"]["text"] == render(rule, markdown=False) and r["help"]["markdown"] == render(rule)
+        assert "&lt;" not in r["help"]["text"] and not r["help"]["text"].startswith("#")

@@ -256,3 +256,33 @@ def test_json_output_matches_its_schema(cfglint_exe, tmp_path):
     jsonschema.validate(data, schema)
     assert data["exit_code"] == out.returncode == 1
     assert len([f for f in data["findings"] if f["level"] != "note"]) == 6  # the golden errors; COV001 notes aside
+
+
+def test_sarif_with_every_kind_of_fix_is_valid(cfglint_exe, multitool, sarif_validator, tmp_path):
+    """Fixes as SARIF replacements (fix_of's edits): a span replaced (RED001, safe), a runner
+    replaced (HW001, unsafe) and a TensorRT-LLM key moved (SCH001: whole lines replaced and
+    inserted), each with properties.safe."""
+    subs = tmp_path / "submissions"
+    shutil.copytree(RED_SUBMISSION, subs / "red")
+    hw = subs / "hw"
+    shutil.copytree(EXAMPLES / "artificial-analysis" / "deepseek-v4-pro" / "h200-sglang-tp8-eagle", hw)
+    for name, old, new in (("submission.yaml", "accelerator: H200", "accelerator: RTX-6000D"),
+                           ("run.sh", "--moe-runner-backend marlin", "--moe-runner-backend flashinfer_cutlass")):
+        text = (hw / name).read_text(encoding="utf-8")
+        assert text.count(old) == 1
+        (hw / name).write_text(text.replace(old, new), encoding="utf-8")
+    move = subs / "move"
+    shutil.copytree(EXAMPLES / "nvidia" / "deepseek-v4-pro" / "gb300-dynamo-trtllm-6p1d", move)
+    cfg = move / "ctx_config.yaml"
+    text = cfg.read_text(encoding="utf-8")
+    old = "kv_cache_config:\n  enable_block_reuse: true\n  free_gpu_memory_fraction: 0.6\n  dtype: fp8\n"
+    assert text.count(old) == 1
+    cfg.write_text(text.replace(old, "kv_cache_dtype: fp8\nkv_cache_config:\n  enable_block_reuse: true\n"
+                                     "  free_gpu_memory_fraction: 0.6\n"), encoding="utf-8")
+    out = tmp_path / "out.sarif"
+    run_cfglint(cfglint_exe, ["check", "submissions", "--format", "sarif", "-o", str(out)], cwd=tmp_path)
+    log = assert_sarif_clean(multitool, sarif_validator, out, tmp_path)
+    fixes = {r["ruleId"]: r["fixes"][0] for r in _results(log) if r.get("fixes")}
+    assert {k: v["properties"]["safe"] for k, v in fixes.items()} == {"RED001": True, "HW001": False, "SCH001": False}
+    moved = fixes["SCH001"]["artifactChanges"][0]["replacements"]
+    assert [r["insertedContent"]["text"] for r in moved] == ["", "  dtype: fp8\n"]

@@ -25,11 +25,12 @@ from cfglint.checks import all_rules
 from cfglint.cli import main
 from cfglint.lint import lint_paths
 from cfglint.output import report
+from cfglint.output.markdown import markdown
 from cfglint.output.neutral import neutralize, neutralize_at, sarif_message
 from support import EXAMPLES, copy_submission, examples, replace_once
 
 KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
-FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson")
+FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson", "markdown")
 
 # what the runner reads as a command: '::' first after blanks (.NET TrimStart: Unicode white
 # space), or '##[' anywhere in the line
@@ -291,6 +292,7 @@ def test_property_no_workflow_command_or_control_character_from_input(tmp_path_f
             "json": report.as_json(result.findings, 1),
             "github": report.github(result.findings),
             "sarif": report.sarif(result.findings, all_rules(), result.sources, 1),
+            "markdown": markdown(result.findings, all_rules(), result.units, 1, "error"),
         }
     finally:
         os.chdir(cwd)

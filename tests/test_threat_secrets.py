@@ -32,7 +32,7 @@ SG = "recipes/sglang-deepseek-v3.2-h200-tp8-dp8-parsers"          # run.sh: one 
 TRT = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"           # run.sh + config.yml (engine YAML)
 KIMI_DOCKER = "artificial-analysis/kimi-k3/b300-sglang-tp8"         # run.sh: docker run ... sglang serve
 K3 = "nvidia/kimi-k3/gb300-dynamo-sglang-tp8-ep8-dspark7-replayssm-1p1d-mooncake-hicache-r1-v1"  # *.args
-FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson")
+FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson", "markdown")
 
 HF = "hf_" + "Qm7Zt2Lx9Wv4Rk8Bn3Jp6Yc1Hd5Gs0Fa"       # 37 characters, a Hugging Face token's shape
 PW = "Wq8rT3nZp5Lk2Vx"                               # a password: no format, only its place says so

@@ -24,7 +24,6 @@ def _say(message: str) -> None:
     click.echo(neutralize(message), err=True)
 
 
-FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson")
 
 
 def run() -> None:
@@ -82,12 +81,72 @@ def main() -> None:
     """Static linter for LLM inference-serving submissions."""
 
 
+FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson", "markdown")
+
+
+class _FormatSpec(click.ParamType):
+    """``--format FORMAT[:FILE]``: a format of :data:`FORMATS`, and the file it is written to
+    (none: standard output, or ``--output``). Split at the first colon (a format name has none,
+    a file name may: ``sarif:C:/out.sarif``)."""
+
+    name = "format"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        fmt, sep, path = str(value).partition(":")
+        if fmt not in FORMATS:
+            self.fail(f"{fmt!r} is not one of {', '.join(map(repr, FORMATS))} (optionally followed by :FILE)", param, ctx)
+        if sep and not path:
+            self.fail(f"{value!r}: name the file after the colon, or drop the colon", param, ctx)
+        return fmt, (path or None)
+
+
+class _ShardSpec(click.ParamType):
+    """``--shard i/N``: part i (1-based) of N."""
+
+    name = "i/N"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        head, sep, tail = str(value).partition("/")
+        if sep and head.isdigit() and tail.isdigit() and 1 <= int(head) <= int(tail) and len(tail) < 7:
+            return int(head), int(tail)
+        self.fail(f"{value!r} is not i/N with 1 <= i <= N (e.g. 2/4)", param, ctx)
+
+
+def _outputs(formats: tuple[tuple[str, str | None], ...], output: str | None) -> list[tuple[str, str | None]]:
+    """Where each report goes: (format, file or None for standard output). ``--output`` is the
+    file of the one format given without a file. Exits 2 when two reports would share standard
+    output or a file, or ``--output`` has no format to take."""
+    outs = list(formats) or [("text", None)]
+    bare = [fmt for fmt, path in outs if path is None]
+    if len(bare) > 1:
+        _say(f"cfglint: error: --format {' and '.join(bare)} would both write to standard output; give all but one "
+             f"a file (--format {bare[-1]}:FILE)")
+        sys.exit(2)
+    if output is not None:
+        if not bare:
+            _say("cfglint: error: --output names the file of the format given without one, and every --format "
+                 "names its own file")
+            sys.exit(2)
+        outs = [(fmt, output if path is None else path) for fmt, path in outs]
+    files = [os.path.abspath(path) for _, path in outs if path is not None]
+    if len(files) != len(set(files)):
+        _say("cfglint: error: two --format reports name the same file")
+        sys.exit(2)
+    return outs
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
+@click.option("--format", "-f", "formats", type=_FormatSpec(), multiple=True, metavar="FORMAT[:FILE]",
+              help=f"Output format, one of {', '.join(FORMATS)} (default text), optionally with the file to write it to: FORMAT[:FILE]. "
+                   "Repeatable: one run writes several reports, e.g. --format github --format sarif:cfglint.sarif; "
+                   "at most one without a file (it goes to standard output, or --output).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write the report to FILE instead of standard output.")
+              help="Write the report of the --format given without a file to FILE instead of standard output.")
 @click.option("--fail-level", type=click.Choice(["note", "warning", "error"]), default=None,
               help="Exit 1 when a finding at or above this level is reported (default: error, or the config's).")
 @click.option("--knowledge", "knowledge_files", multiple=True, type=click.Path(dir_okay=False),
@@ -109,7 +168,19 @@ def main() -> None:
 @click.option("--no-config", is_flag=True, help="Ignore configuration files.")
 @click.option("--max-file-size", type=click.IntRange(min=1), default=None,
               help="Files larger than this many bytes are reported (IO001), not read (default 10 MiB).")
-@click.option("--fix", "fix", is_flag=True, help="Apply mechanical fixes in place (e.g. RED001 -> <host-path>), then report what is left.")
+@click.option("--fix", "fix", is_flag=True, help="Apply safe fixes in place (e.g. RED001 -> <host-path>), then report what is left.")
+@click.option("--unsafe-fixes", is_flag=True,
+              help="With --fix / --diff, also apply unsafe fixes: those that change what the engine does or need a "
+                   "person's review (e.g. HW001 -> marlin).")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print the unified diff of what --fix would write, write nothing; exit 1 when there is one.")
+@click.option("--show-fixes", is_flag=True,
+              help="With --fix (or --diff), list each fix made (or that would be made): path:line:col: RULE old -> new.")
+@click.option("--statistics", is_flag=True,
+              help="Print the number of findings per rule instead of the findings (text or json).")
+@click.option("--shard", type=_ShardSpec(), default=None,
+              help="Lint only part i of N of the submissions (a CI matrix); `cfglint merge` joins the parts' SARIF "
+                   "into the report of one run.")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None,
               help="Report only findings not recorded in this baseline file.")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False), default=None,
@@ -121,9 +192,10 @@ def main() -> None:
               help="Worker processes linting submissions in parallel (default: the configuration's jobs, else the "
                    "number of CPUs this process may use; 1: in this process, or from 1,000 submissions in one worker). "
                    "The output is the same for every value.")
-def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str | None,
-          knowledge_files: tuple[str, ...], no_cache: bool, select: tuple[str, ...], ignore: tuple[str, ...],
-          config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
+def check(paths: tuple[str, ...], formats: tuple[tuple[str, str | None], ...], output: str | None,
+          fail_level: str | None, knowledge_files: tuple[str, ...], no_cache: bool, select: tuple[str, ...],
+          ignore: tuple[str, ...], config_file: str | None, no_config: bool, max_file_size: int | None, fix: bool,
+          unsafe_fixes: bool, show_diff: bool, show_fixes: bool, statistics: bool, shard: tuple[int, int] | None,
           baseline_file: str | None, write_baseline: str | None, jobs: int | None,
           stdin_filename: str | None = None) -> None:
     """Lint submissions (directories holding submission.yaml) and files. PATHS default to '.';
@@ -132,7 +204,6 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     from .knowledge import KnowledgeError, knowledge
     from .lint import lint_paths
     from .model import level_rank
-    from .output import report
     from .policy.config import ConfigError, check_selectors, find_config, load_config, selectors, trust_root
     from .read.paths import printable
 
@@ -143,13 +214,19 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     if jobs is not None and jobs < 1:
         _say(f"cfglint: error: --jobs must be at least 1, not {jobs}")
         sys.exit(2)
+    _check_fix_options(fix, show_diff, show_fixes, unsafe_fixes, formats, output, statistics, write_baseline)
+    outs = _outputs(formats, output)
+    if statistics and any(p is None and f not in ("text", "json") for f, p in outs):
+        _say("cfglint: error: --statistics prints text or json; give the other formats a file (--format F:FILE)")
+        sys.exit(2)
+    if statistics and all(p is not None for _, p in outs):
+        outs.append(("text", None))   # the counts go to standard output beside the reports in files
     targets = _stdin_targets(paths, stdin_filename, fix, max_file_size)
     root_dir = trust_root([t for t in targets if os.path.lexists(t)] or ["."])
     try:
         cfg = load_config(None if no_config else (config_file or find_config(targets, root_dir)))
     except ConfigError as err:
-        _say(f"cfglint: error: {err}")
-        sys.exit(2)
+        _config_error(err)
     cfg.root_dir, cfg.read_nested = root_dir, not no_config
     try:
         known = list(all_rules())
@@ -161,8 +238,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             check_selectors(more, "--ignore", known)
             cfg.ignore += more
     except ConfigError as err:
-        _say(f"cfglint: error: {err}")
-        sys.exit(2)
+        _config_error(err)
     fail_level = fail_level or cfg.fail_level
     extra = tuple(cfg.knowledge) + tuple(knowledge_files)
     try:
@@ -175,44 +251,22 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
     from .lint import cpus
 
     jobs = jobs or cfg.jobs or cpus()
-    result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg, jobs=jobs)
+
+    def lint():
+        found = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg, jobs=jobs,
+                           shard=shard)
+        found.findings = cfg.apply(found.findings, found.nested)
+        return found
+
+    result = lint()
     if result.missing:
         for m in result.missing:
             _say(f"cfglint: error: no such file or directory: {printable(m)}")
         sys.exit(2)
-    result.findings = cfg.apply(result.findings, result.nested)
+    if show_diff:
+        sys.exit(_diff(result, unsafe_fixes, show_fixes))
     if fix:
-        from .edit.fix import apply_fixes
-        from .model import Finding, Span
-
-        # --fix never writes through a symbolic link (safeio.atomic_write refuses it too): those
-        # files keep their findings, and an IO001 note says why they were not fixed
-        linked = {shown for shown, tf in result.files.items() if os.path.islink(tf.path)}
-        unfixed = sorted({f.span.path for f in result.findings if (f.fix is not None or f.move is not None)
-                          and not f.suppressed and f.span.path in linked})
-        notes = [Finding("IO001", f"not fixed: {shown} is a symbolic link; --fix does not write through links "
-                                  "(fix the file it points to)", Span(shown, 1, 1, 1, 1), level="warning")
-                 for shown in unfixed]
-        try:
-            fixable = {k: v for k, v in result.files.items() if k not in linked}
-            done = apply_fixes(result.findings, fixable)
-            if any(f.move is not None for f in result.findings):   # structural fixes (fix.apply_moves)
-                from .edit.fix import apply_moves
-
-                moved = apply_moves(result.findings, fixable, skip=set(done.files))
-                done.fixed += moved.fixed
-                done.notes += moved.notes
-        except OSError as err:
-            _say(f"cfglint: error: cannot fix: {err.strerror or err}")
-            sys.exit(2)
-        for note in done.notes:
-            _say(f"cfglint: {note}")
-        if done.fixed:
-            _say(f"cfglint: fixed {done.fixed} finding(s)")
-            result = lint_paths(targets, extra, cfg.require_reason, cfg.max_file_size, cfg.private_ranges, cfg,
-                                jobs=jobs)
-            result.findings = cfg.apply(result.findings, result.nested)
-        result.findings = sorted(result.findings + cfg.apply(notes), key=Finding.sort_key)
+        result = _fix(result, cfg, unsafe_fixes, show_fixes, lint)
     if write_baseline:
         from .policy.baseline import write
 
@@ -242,42 +296,285 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
         result.findings = new_findings(result.findings, known, result.sources, rel)   # RED002 always kept
         baselined = before - len(result.findings)
     if result.units == 0:
-        _say("cfglint: warning: no submission (a directory with submission.yaml) found; "
-                   "pass launch or engine files to lint them on their own")
+        _say(f"cfglint: warning: shard {shard[0]}/{shard[1]} holds no submission or file" if shard else
+             "cfglint: warning: no submission (a directory with submission.yaml) found; "
+             "pass launch or engine files to lint them on their own")
     failing = [f for f in result.findings if not f.suppressed and level_rank(f.level) >= level_rank(fail_level)]
     code = 1 if failing else 0
+    _write_reports(outs, result, code, baselined, fail_level, unsafe_fixes, statistics)
+    sys.exit(code)
+
+
+def _config_error(err) -> None:
+    """Exit 2 with each problem of a configuration error on a line of its own."""
+    for message in err.messages:
+        _say(f"cfglint: error: {message}")
+    sys.exit(2)
+
+
+def _check_fix_options(fix: bool, show_diff: bool, show_fixes: bool, unsafe_fixes: bool, formats: tuple,
+                       output: str | None, statistics: bool, write_baseline: str | None) -> None:
+    """Exit 2 for fix options that do not go together: --diff prints a diff and nothing else,
+    --show-fixes and --unsafe-fixes act on --fix or --diff."""
+    if show_diff and (formats or output or statistics or write_baseline):
+        _say("cfglint: error: --diff prints the diff of the fixes and nothing else: it takes no --format, --output, "
+             "--statistics or --write-baseline")
+        sys.exit(2)
+    for flag, given in (("--show-fixes", show_fixes), ("--unsafe-fixes", unsafe_fixes)):
+        if given and not (fix or show_diff):
+            _say(f"cfglint: error: {flag} acts on the fixes of --fix or --diff; add one of them")
+            sys.exit(2)
+
+
+def _hide(result, same_length: bool):
+    """The run's masking of credentials for text shown from the files themselves."""
+    redactor = result.redactor
+    if not redactor:
+        return lambda text: text
+    return lambda text: redactor.hide(text, same_length=same_length)
+
+
+def _fixable_files(result) -> tuple[dict, list]:
+    """The files --fix may write (every file with a fix but symbolic links, which it never writes
+    through) and an IO001 note for each linked file whose fixes are therefore not made."""
+    from .model import Finding, Span
+
+    linked = {shown for shown, tf in result.files.items() if os.path.islink(tf.path)}
+    unfixed = sorted({f.span.path for f in result.findings if (f.fix is not None or f.move is not None)
+                      and not f.suppressed and f.span.path in linked})
+    notes = [Finding("IO001", f"not fixed: {shown} is a symbolic link; --fix does not write through links "
+                              "(fix the file it points to)", Span(shown, 1, 1, 1, 1), level="warning")
+             for shown in unfixed]
+    return {k: v for k, v in result.files.items() if k not in linked}, notes
+
+
+def _unsafe_hint(n: int) -> str:
+    return f"; {n} more with --unsafe-fixes" if n else ""
+
+
+def _diff(result, unsafe_fixes: bool, show_fixes: bool) -> int:
+    """``--diff``: print the unified diff of what --fix would write (nothing is written); the
+    exit code: 1 when there is a diff, else 0."""
+    from .edit.fix import diff, plan, shown_fixes
+
+    files, linked = _fixable_files(result)
+    fix_plan = plan(result.findings, files, unsafe=unsafe_fixes)
+    for note in fix_plan.notes + [f"{f.span}: {f.message}" for f in linked]:
+        _say(f"cfglint: {note}")
+    if show_fixes:
+        for line in shown_fixes(fix_plan.fixed, files, _hide(result, False)):
+            _say(f"cfglint: would fix {line}")
+    text = diff(fix_plan, _hide(result, True))
+    _say(f"cfglint: would fix {len(fix_plan.fixed)} finding(s) in {len(fix_plan.changes)} file(s)"
+         + _unsafe_hint(len(fix_plan.unsafe)))
+    click.echo(text, nl=False)
+    return 1 if text else 0
+
+
+def _fix(result, cfg, unsafe_fixes: bool, show_fixes: bool, lint):
+    """``--fix``: write the fixes of ``result`` (safe ones; unsafe ones too with --unsafe-fixes),
+    say what was done on standard error, and lint again; the result to report."""
+    from .edit.fix import plan, shown_fixes, write
+    from .model import Finding
+
+    files, notes = _fixable_files(result)
+    fix_plan = plan(result.findings, files, unsafe=unsafe_fixes)
+    try:
+        done = write(fix_plan)
+    except OSError as err:
+        _say(f"cfglint: error: cannot fix: {err.strerror or err}")
+        sys.exit(2)
+    for note in done.notes:
+        _say(f"cfglint: {note}")
+    if show_fixes:
+        written = set(done.files)
+        for line in shown_fixes([f for c in fix_plan.changes if c.display in written for f in c.fixed], files,
+                                _hide(result, False)):
+            _say(f"cfglint: fixed {line}")
+    if done.fixed:
+        _say(f"cfglint: fixed {done.fixed} finding(s)" + _unsafe_hint(len(fix_plan.unsafe)))
+        result = lint()
+    elif fix_plan.unsafe:
+        _say(f"cfglint: fixed 0 finding(s){_unsafe_hint(len(fix_plan.unsafe))}")
+    result.findings = sorted(result.findings + cfg.apply(notes), key=Finding.sort_key)
+    return result
+
+
+def _write_reports(outs: list[tuple[str, str | None]], result, code: int, baselined: int | None, fail_level: str,
+                   unsafe_fixes: bool, statistics: bool) -> None:
+    """Write each report of ``outs`` (format, file or None for standard output) from the one
+    run's ``result``; the summary goes to standard error when every report goes to a file (or
+    --statistics replaces the findings on standard output). Exits
+    2 when a file cannot be written."""
+    from .output import report
+
+    summary = report.summarize(result.findings, result.units, baselined, unsafe_fixes)
+    for fmt, path in outs:
+        if path is None and statistics:
+            body = _statistics(result.findings, fmt == "json")
+        else:
+            body = _report(fmt, result, code, baselined, fail_level, unsafe_fixes, summary)
+        _emit(body, path)
+    if statistics or all(path is not None for _, path in outs):   # no findings on standard output
+        _say(summary)
+
+
+def _emit(body, path: str | None) -> None:
+    """Write ``body`` (a string, or pieces written as they are made) to standard output, or to
+    ``path``: atomically, parent directories made, never through a symbolic link (safeio).
+    Exits 2 when the file cannot be written."""
+    if path is None:
+        for piece in [body] if isinstance(body, str) else body:
+            click.echo(piece, nl=False)
+        return
+    from .read.safeio import atomic_write
+
+    try:
+        atomic_write(path, body, make_parents=True)
+    except OSError as err:
+        _say(f"cfglint: error: cannot write {path}: {err.strerror}")
+        sys.exit(2)
+
+
+def _report(fmt: str, result, code: int, baselined: int | None, fail_level: str, unsafe_fixes: bool, summary: str):
+    """The report of ``result`` in ``fmt``: a string, or SARIF in pieces (written as they are
+    made: the report of a large corpus is never one string)."""
+    from .checks import all_rules
+    from .output import report
+
     rules = all_rules()
     if fmt == "text":
-        body = report.text(result.findings, result.sources, report.summarize(result.findings, result.units, baselined))
-    elif fmt == "json":
-        body = report.as_json(result.findings, code, baselined)
-    elif fmt == "github":
-        body = report.github(result.findings)
-    elif fmt in ("gitlab", "junit", "rdjson"):   # CI systems other than GitHub (ciformats.py)
+        return report.text(result.findings, result.sources, summary)
+    if fmt == "json":
+        return report.as_json(result.findings, code, baselined)
+    if fmt == "github":
+        return report.github(result.findings)
+    if fmt == "markdown":
+        from .output.markdown import markdown
+
+        return markdown(result.findings, rules, result.units, code, fail_level, baselined, unsafe_fixes)
+    if fmt in ("gitlab", "junit", "rdjson"):   # CI systems other than GitHub (ciformats.py)
         from .output import ciformats
 
         if fmt == "gitlab":
-            body = ciformats.gitlab(result.findings, rules, result.sources)
-        elif fmt == "junit":
-            body = ciformats.junit(result.findings, result.units, fail_level)
-        else:
-            body = ciformats.rdjson(result.findings, result.sources)
-    else:   # in pieces, written as they are made: the report of a large corpus is never one string
-        body = report.sarif_parts(result.findings, rules, result.sources, code)
-    if output:
-        from .read.safeio import atomic_write
+            return ciformats.gitlab(result.findings, rules, result.sources)
+        if fmt == "junit":
+            return ciformats.junit(result.findings, result.units, fail_level)
+        return ciformats.rdjson(result.findings, result.sources)
+    from .edit.fix import fixes_of
 
-        try:  # atomically, never through a symbolic link (safeio)
-            atomic_write(output, body, make_parents=True)
-        except OSError as err:
-            _say(f"cfglint: error: cannot write {output}: {err.strerror}")
+    fixes = fixes_of(result.findings, result.files, _hide(result, False))
+    return report.sarif_parts(result.findings, rules, result.sources, code, fixes)
+
+
+def _statistics(findings, as_json: bool) -> str:
+    """``--statistics``: active findings per rule, most first (as ruff prints them): count, rule,
+    ``[*]`` when --fix fixes some of them, name; or, as JSON, a list of {rule, name, level,
+    count, fixable, unsafe_fixable}."""
+    import json
+
+    from .checks import all_rules
+    from .output.report import fixable
+
+    rules = all_rules()
+    per_rule: dict[str, list] = {}
+    for f in findings:
+        if not f.suppressed:
+            per_rule.setdefault(f.rule_id, []).append(f)
+    rows = []
+    for rule_id, fs in sorted(per_rule.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        safe, unsafe = fixable(fs)
+        rows.append({"rule": rule_id, "name": rules[rule_id].name if rule_id in rules else "",
+                     "level": max((f.level for f in fs), key=("note", "warning", "error").index),
+                     "count": len(fs), "fixable": safe, "unsafe_fixable": unsafe})
+    if as_json:
+        return json.dumps(rows, indent=2) + "\n"
+    width = max((len(str(r["count"])) for r in rows), default=1)
+    lines = [f"{r['count']:>{width}}  {r['rule']:<7} {'[*]' if r['fixable'] else '[-]' if r['unsafe_fixable'] else '   '} "
+             f"{r['name']} ({r['level']})" for r in rows]
+    return "".join(line + "\n" for line in lines)
+
+
+@main.command("merge")
+@click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the merged report to FILE instead of standard output.")
+def merge_reports(reports: tuple[str, ...], output: str | None) -> None:
+    """Merge the SARIF reports of the parts of a sharded run (check --shard i/N --format sarif)
+    into the SARIF report one run over everything writes: the same bytes, its exit code the
+    highest of the parts'. Exit 0 when written; 2 when a report cannot be read or was written by
+    another cfglint, knowledge or rule set."""
+    from .output.merge import MergeError, merge
+    from .read.paths import printable
+    from .read.safeio import ReadError, read_bytes
+
+    texts = []
+    for path in reports:
+        try:  # safeio: a regular file, bounded (a SARIF part of a large run is a few MB)
+            texts.append((printable(path), read_bytes(path, 1 << 30).decode("utf-8")))
+        except (ReadError, OSError, UnicodeDecodeError) as err:
+            _say(f"cfglint: error: cannot read {printable(path)}: {err}")
             sys.exit(2)
-        if fmt != "text":
-            _say(report.summarize(result.findings, result.units, baselined))
-    else:
-        for piece in [body] if isinstance(body, str) else body:
-            click.echo(piece, nl=False)
-    sys.exit(code)
+    try:
+        merged = merge(texts)
+    except MergeError as err:
+        _say(f"cfglint: error: {err}")
+        sys.exit(2)
+    _emit(merged, output)
+    if output is not None:
+        _say(f"cfglint: merged {len(reports)} report(s) into {printable(output)}")
+
+
+@main.command("explain")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "-f", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text, or JSON described by schemas/cfglint-explain.schema.json.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the explanation to FILE instead of standard output.")
+@click.option("--knowledge", "knowledge_files", multiple=True, type=click.Path(dir_okay=False),
+              help="A YAML file of your own accelerators, models or parser names (as for check); repeatable.")
+def explain_command(paths: tuple[str, ...], fmt: str, output: str | None, knowledge_files: tuple[str, ...]) -> None:
+    """Show each deployment as cfglint resolved it: every process with its engine, release,
+    launcher and wrappers, its flags and where each value came from (literal, ${VAR:-x} default,
+    environment, YAML, engine default), its parallelism and per-GPU memory budget, and the
+    topology. PATHS (default '.'): submissions, directories of them, launch files. Exit 0, or 2
+    for a path that does not exist or a knowledge file that cannot be read."""
+    import json
+
+    from .knowledge import KnowledgeError, knowledge
+    from .lint import lint_unit_deployment
+    from .load.discover import discover
+    from .load.submission import load_loose_file, load_submission
+    from .output.explain import as_text, explain, report
+    from .output.masking import redactor_of, token_pattern
+    from .read.paths import printable
+
+    try:
+        kb = knowledge(tuple(knowledge_files))
+    except KnowledgeError as err:
+        _say(f"cfglint: error: {err}")
+        sys.exit(2)
+    targets = discover(list(paths) or ["."])
+    if targets.missing:
+        for m in targets.missing:
+            _say(f"cfglint: error: no such file or directory: {printable(m)}")
+        sys.exit(2)
+    units = []
+    loose = [(f, False) for f in targets.loose_files] + [(f, True) for f in targets.orphan_files]
+    for kind, path, only_serving in [("sub", d, False) for d in targets.submissions] + [("loose", f, o) for f, o in loose]:
+        within, name = targets.roots.get(path, (None, None))
+        sub = load_submission(path, kb=kb, tree=within) if kind == "sub" else \
+            load_loose_file(path, within=within, within_name=name)
+        findings, deployment = lint_unit_deployment(sub, kb)
+        if only_serving and not deployment.processes:
+            continue   # a script under a walked directory that starts no engine
+        redactor = redactor_of(findings, {tf.display: tf.lines for tf in sub.texts}, token_pattern(kb.secrets))
+        units.append(explain(sub, deployment, kb, lambda text, r=redactor: r.hide(text)))
+    doc = report(units)
+    body = json.dumps(doc, indent=2) + "\n" if fmt == "json" else as_text(doc)
+    if not units:
+        _say("cfglint: warning: no submission or launch file found to explain")
+    _emit(body, output)
 
 
 _STDIN_OVERLAY = None   # check's standard input as a file (safeio.workspace), open until the process ends
@@ -399,7 +696,8 @@ def list_rules() -> None:
 @main.command("rule")
 @click.argument("rule_id")
 def show_rule(rule_id: str) -> None:
-    """Explain one rule: what it checks, why, a failing and a passing example, the fix, sources."""
+    """Explain one rule: what it checks, why, a failing and a passing example, the fix, sources
+    (as plain text; the Markdown page is docs/rules/ID.md)."""
     from .checks import all_rules
     from .output.ruledocs import render
 
@@ -407,7 +705,7 @@ def show_rule(rule_id: str) -> None:
     if r is None:
         _say(f"cfglint: error: unknown rule {rule_id!r}; see 'cfglint rules'")
         sys.exit(2)
-    click.echo(render(r))
+    click.echo(render(r, markdown=False))   # a terminal reads text: no Markdown entities
 
 
 def _not_written_by_docs(directory: str, rules: dict) -> str | None:

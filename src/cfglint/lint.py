@@ -11,6 +11,7 @@ from .checks import all_rules, run_checks
 from .deploy.extract import Deployment, extract
 from .knowledge import knowledge
 from .load.discover import MANIFEST, discover
+from .load.discover import shard as shard_targets
 from .load.submission import Submission, load_loose_file, load_submission, merge_related
 from .model import Finding, Span, record
 from .output.masking import mask_result, token_pattern
@@ -32,6 +33,8 @@ class LintResult:
     units: int = 0
     missing: list[str] = field(default_factory=list)
     nested: list = field(default_factory=list)  # nested configurations (config.Config) for Config.apply
+    # the run's credentials (masking.Redactor): hides them in text shown from the files themselves
+    redactor: object = None
 
 
 def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Finding]:
@@ -39,6 +42,12 @@ def lint_unit(sub: Submission, kb=None, require_reason: bool = False) -> list[Fi
     suppressions applied (suppressed findings are kept, marked). Credentials are not masked
     yet: whatever is printed or written goes through :func:`lint_paths` (redact.py)."""
     return _lint_unit(sub, kb or knowledge(), require_reason)[0]
+
+
+def lint_unit_deployment(sub: Submission, kb=None) -> tuple[list[Finding], Deployment]:
+    """:func:`lint_unit`'s findings (not masked) and the deployment they were checked on
+    (``cfglint explain`` shows it)."""
+    return _lint_unit(sub, kb or knowledge(), False)
 
 
 def _lint_unit(sub: Submission, kb, require_reason: bool) -> tuple[list[Finding], Deployment]:
@@ -97,7 +106,7 @@ def _mask_secrets(result: LintResult, kb) -> None:
     RED002 located are hidden in the source lines findings point at and in every message,
     related message and fix; then every long word of the messages is clipped (:func:`_clip`).
     Reports, SARIF fingerprints and baselines only ever see the result."""
-    mask_result(result.findings, result.sources, token_pattern(kb.secrets))
+    result.redactor = mask_result(result.findings, result.sources, token_pattern(kb.secrets))
     for f in result.findings:
         f.message = _clip(f.message)
         f.related = [(span, _clip(text)) for span, text in f.related]
@@ -172,7 +181,7 @@ WINDOW = 4           # units handed to the pool ahead of the one the run waits f
 
 def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_reason: bool = False,
                max_bytes: int = MAX_BYTES, private_ranges: tuple[str, ...] | None = None,
-               config=None, jobs: int = 1) -> LintResult:
+               config=None, jobs: int = 1, shard: tuple[int, int] | None = None) -> LintResult:
     """Lint ``paths`` (submission directories, trees of them, single files). Findings are
     sorted, deduplicated and have credentials masked (redact.py) in their messages and in
     ``sources``; ``missing`` lists paths
@@ -188,11 +197,14 @@ def lint_paths(paths: list[str], extra_knowledge: tuple[str, ...] = (), require_
     so that memory stays flat) and the platform forks (Linux); the result is the same
     as with ``jobs=1``, finding for finding and in the same order. A worker that dies (a native
     crash) is an IO001 on the unit it was checking. ``sources`` keeps, per file, only the lines
-    findings point at (:class:`SourceLines`), the whole file when it has fixes (``files``)."""
+    findings point at (:class:`SourceLines`), the whole file when it has fixes (``files``).
+    ``shard`` (index, count): lint only that part of the units (discover.shard)."""
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, not {jobs}")
     validation.new_run()
     targets = discover(paths)
+    if shard is not None:
+        targets = shard_targets(targets, *shard)
     result = LintResult(missing=list(targets.missing))
     seen: set[tuple] = set()
     kb = knowledge(extra_knowledge, private_ranges)
@@ -590,4 +602,4 @@ def _solo(task: tuple) -> _Outcome:
     return _Outcome(error=f"the worker process checking it died ({how})")
 
 
-__all__ = ["LintResult", "SourceLines", "cpus", "lint_paths", "lint_unit"]
+__all__ = ["LintResult", "SourceLines", "cpus", "lint_paths", "lint_unit", "lint_unit_deployment"]

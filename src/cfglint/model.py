@@ -73,10 +73,24 @@ class Finding:
     # a structural fix (--fix): move the YAML key at key path ``move[0]`` to key path ``move[1]``
     # of the same file (a TensorRT-LLM key renamed into another section)
     move: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    # whether the fix (``fix`` or ``move``) keeps what the launch does: False (an unsafe fix) when it
+    # changes the engine's behaviour or needs a person's review; --fix applies those only with
+    # --unsafe-fixes (README, "Fixes"; each rule's choice is documented with the rule)
+    fix_safe: bool = True
 
     def sort_key(self) -> tuple:
         s = self.span
         return (s.path, s.line, s.col, self.rule_id, self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace the text of ``span`` (end exclusive) by ``text``; an empty span inserts ``text``
+    at its start. The one shape of an edit that ``--fix``, ``--diff``, SARIF ``fixes`` and editor
+    code actions share (:func:`cfglint.edit.fix.fix_of` makes them)."""
+
+    span: Span
+    text: str
 
 
 # Counts, sizes and lengths cfglint reasons about fit in 18 decimal digits (below 2**63). A longer

@@ -282,6 +282,27 @@ def estimate(ctx: Context, p: Process, entry: dict, where: Located | None, acc_n
     return Fit(need, allowed, float(device), headroom, how, layout, kv_how), parts, upcast
 
 
+def memory_budget(ctx: Context, p: Process) -> tuple[Fit, Parts, str | None] | str:
+    """MEM001's per-GPU estimate for engine process ``p`` of ``ctx``'s submission (what
+    ``cfglint explain`` shows): (:class:`Fit` with weights, budget, KV headroom and device memory
+    in GiB; the checkpoint's :class:`Parts`; the precision FP4 experts are upcast to, or None),
+    or why it cannot be made (the engine, accelerator, model, parallelism or memory fraction
+    not known). Sources: those of :func:`estimate`."""
+    if p.engine not in _FLAGS:
+        return f"no memory model for engine {p.engine}"
+    acc_name, acc, _ = ctx.accelerator()
+    if acc is None:
+        return (f"the accelerator {acc_name} is not in the knowledge base" if acc_name else
+                "no accelerator is declared (system.accelerator in submission.yaml)")
+    entry, where = served_model(ctx, p)
+    if entry is None:
+        return "the served model is not in the knowledge base (rules/models.yaml)"
+    got = estimate(ctx, p, entry, where, acc_name, acc)
+    if got is None:
+        return "the parallelism or memory fraction is known only at run time, or is in an engine config that is not published"
+    return got
+
+
 def _precision_text(parts: Parts, upcast: str | None) -> str:
     if upcast:
         return (f"{parts.experts} experts upcast to {upcast} by the default MoE runner on this GPU, "

@@ -7,7 +7,9 @@ from functools import lru_cache
 
 import yaml
 
+from ..deploy.defaults import parse_version
 from ..deploy.extract import is_server_config
+from ..deploy.release import launch_release
 from ..knowledge import data_dir
 from ..load.submission import ConfigFile
 from ..model import Finding
@@ -104,7 +106,10 @@ def _is_trtllm(ctx: Context, cfg: ConfigFile) -> bool:
       "removed (moe_config.backend WIDEEP) is accepted when the manifest declares an earlier "
       "release, and otherwise reported with the release checked against and the replacement. "
       "`--fix` moves a key renamed to a plain new key path (kv_cache_dtype to kv_cache_config.dtype) "
-      "to its new place, keeping the file's comments and layout.",
+      "to its new place, keeping the file's comments and layout. The move is a safe fix when the "
+      "release the launch runs (the manifest's engine.version, else the image tag) is known and is "
+      "the renaming release or later; otherwise it is unsafe (made only with --unsafe-fixes): for "
+      "an older release, or one nobody declared, the new key could be the one the engine refuses.",
       ("schemas/trtllm-llm-api.schema.json (NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py, commit in the schema)",
        "schemas/trtllm-disagg-server.schema.json (tensorrt_llm/llmapi/disagg_utils.py)",
        "schemas/trtllm-renamed-keys.yaml (release notes and PRs per key)",
@@ -124,10 +129,33 @@ def check_engine_schema(ctx: Context):
             _removed_value_findings(ctx, cfg, findings)
             if cfg.written_by is None:   # a file of its own (not a heredoc of a script): --fix may move keys
                 moves = _moves(cfg.root)
+                runs = _releases(ctx, cfg)
                 for f in findings:
                     if f.span in moves and f.message.split(": ", 1)[-1].startswith("unknown field"):
                         f.move = moves[f.span]
+                        since = (renamed_keys().get(".".join(f.move[0])) or {}).get("since")
+                        f.fix_safe = bool(runs) and all(_at_or_after(r, since) for r in runs)
         yield from findings
+
+
+def _releases(ctx: Context, cfg: ConfigFile) -> list[str]:
+    """The releases the processes reading ``cfg`` run (deploy.release.launch_release); empty
+    when one of them, or every one, runs a release nobody states."""
+    users = [p for p in ctx.deployment.engine_processes() if any(c is cfg for c in p.configs)]
+    found = [launch_release(ctx.manifest, p) for p in users]
+    return [r.text for r in found] if found and all(r is not None for r in found) else []
+
+
+def _at_or_after(text: str, since) -> bool:
+    """Whether release ``text`` is release ``since`` or later (release candidates before their
+    release where both name x.y.z; else by major.minor.patch); False when ``since`` is unknown."""
+    if since is None:
+        return False
+    a, b = release(text), release(since)
+    if a is not None and b is not None:
+        return a >= b
+    a, b = parse_version(str(text)), parse_version(str(since))
+    return a is not None and b is not None and a >= b
 
 
 _KEY_PATH = re.compile(r"[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*")

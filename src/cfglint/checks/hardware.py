@@ -15,7 +15,9 @@ from .modelfacts import served_model
       "experts to BF16 and does not fit, triton_kernel fails in the weight loader, and "
       "flashinfer_cutlass / flashinfer_mxfp4 serve but silently compute wrong answers. Only "
       "the marlin runner was measured correct and stable. Set --moe-runner-backend marlin "
-      "(SGLang) or --moe-backend marlin (vLLM).",
+      "(SGLang) or --moe-backend marlin (vLLM). `--fix` replaces a wrong runner by marlin only "
+      "with --unsafe-fixes: it changes the kernels the engine runs, so the published launch would "
+      "no longer be the one that was measured; its author must rerun and confirm it.",
       ("rules/kernels.yaml: measured notes of the deployment catalog (excerpts in docs/sources.md): deepseek NVFP4 "
        "on RTX-6000D, kimi MXFP4 on RTX-6000D x 4 nodes",
        "rules/engines.yaml defaults: SGLang's --moe-runner-backend default auto "
@@ -70,4 +72,4 @@ def check_sm120_marlin(ctx: Context):
             why = failures.get(str(runner.value).lower(), f"{runner.value} is not known to work on sm120")
             yield Finding("HW001",
                           f"{flag} {runner.value} for the {what} MoE model{where}: {why}; use {flag} marlin",
-                          runner.span, related=related, fix="marlin")
+                          runner.span, related=related, fix="marlin", fix_safe=False)

@@ -16,7 +16,7 @@ NODE_FLAGS = {
 }
 
 
-def _nodes(p) -> tuple[int | None, str, object]:
+def instance_nodes(p) -> tuple[int | None, str, object]:
     """(nodes one instance of ``p`` spans, how that is written, the value to point at)."""
     s = p.settings
     nn = s.get("nnodes")
@@ -68,13 +68,13 @@ def _local(p, got) -> tuple[int, str] | None:
     if p.engine == "vllm" and "dp_rank" in s:
         dp = as_int(s["dp"].value) if "dp" in s else 1
         return (n // dp, f"{how} = {n}, one data-parallel rank of {dp} = {n // dp}") if dp and n % dp == 0 else None
-    nodes = _nodes(p)[0] if p.engine in NODE_FLAGS else 1
+    nodes = instance_nodes(p)[0] if p.engine in NODE_FLAGS else 1
     if not nodes or n % nodes:
         return None
     return n // nodes, f"{how} = {n}" + (f" over {nodes} nodes = {n // nodes} on this node" if nodes > 1 else "")
 
 
-def _per_node(ctx: Context) -> tuple[int | None, str]:
+def accelerators_per_node(ctx: Context) -> tuple[int | None, str]:
     """Accelerators one node holds: the manifest's accelerators_per_node, else the knowledge base's."""
     declared = ctx.declared("system", "accelerators_per_node")
     if declared is not None and as_int(declared.value):
@@ -111,12 +111,12 @@ def _per_node(ctx: Context) -> tuple[int | None, str]:
        "NVIDIA CUDA C Programming Guide, CUDA_VISIBLE_DEVICES (devices are renumbered from 0 in the listed order)"))
 def check_nodes(ctx: Context):
     procs = ctx.deployment.engine_processes()
-    per_node, what = _per_node(ctx) if ctx.sub.has_manifest else (None, "")
+    per_node, what = accelerators_per_node(ctx) if ctx.sub.has_manifest else (None, "")
     for p in procs:
         got = gpus_per_instance(p)
         s = p.settings
         if p.engine in NODE_FLAGS and not p.launcher.endswith("worker arguments"):  # launchers add node flags to .args workers
-            nnodes, nodes_how, nodes_at = _nodes(p)
+            nnodes, nodes_how, nodes_at = instance_nodes(p)
             nn = s.get("nnodes")
             if nn is not None and nnodes and nnodes > 1:
                 missing = [f for f, k in NODE_FLAGS[p.engine] if k not in s and k not in p.unknown]

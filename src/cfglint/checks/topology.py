@@ -182,7 +182,7 @@ def gpus_per_instance(p: Process) -> tuple[int, Located | None, str] | None:
     return total, anchor, " x ".join(parts)
 
 
-def _launched_instances(ctx: Context, role: str) -> tuple[int, Located | None] | None:
+def launched_instances(ctx: Context, role: str) -> tuple[int, Located | None] | None:
     dep = ctx.deployment
     if role in dep.instances:
         loc = dep.instances[role]
@@ -251,7 +251,7 @@ def check_accelerators(ctx: Context):
                           f"{name} instance uses {n} accelerator{'s' if n != 1 else ''} ({how}) but the manifest declares "
                           f"accelerators_per_instance: {api_v} for role {name} ({here(api.span)}){hint}",
                           span, related=[(api.span, f"declared accelerators_per_instance: {api_v}")])
-        launched = _launched_instances(ctx, name) if isinstance(name, str) else None
+        launched = launched_instances(ctx, name) if isinstance(name, str) else None
         if launched is not None and inst_v is not None and launched[0] != inst_v:
             n, loc = launched
             span = loc.span if loc else inst.span

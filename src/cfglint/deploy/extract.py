@@ -48,6 +48,7 @@ class Arg:
     span: Span
     value: Located | None
     origin: str                     # "cli" or the config file's display path
+    dynamic: bool = False           # the value is written but known only at run time (value None)
 
 
 @record
@@ -325,7 +326,8 @@ class _Adapter:
             if router_prefix and name.startswith(router_prefix):
                 continue  # the router's own flags (no registry to check them against)
             proc.args.append(Arg(name, flag.text, flag.span,
-                                 Located(value.text, value.span) if value is not None and value.static else None, "cli"))
+                                 Located(value.text, value.span) if value is not None and value.static else None, "cli",
+                                 value is not None and not value.static))
             if name in config_flags and value is not None:
                 cfg = self.find_config(value.text)
                 if cfg is not None:

@@ -132,3 +132,37 @@ def discover(paths: list[str]) -> Targets:
     targets.loose_files = sorted(loose)
     targets.orphan_files = sorted(orphans - loose)
     return targets
+
+
+def shard(targets: Targets, index: int, count: int) -> Targets:
+    """The part ``index`` (1-based) of ``count`` of ``targets``, for a CI matrix that lints one
+    part per job (``--shard i/N``): the units are grouped by what must be linted together (a
+    submission with the files named inside it; loose and orphan files by their directory, whose
+    SUB004 is reported once), the groups sorted by their path relative to the working directory
+    and dealt out in turn, group ``k`` to part ``k mod count + 1``. The same tree gives the same
+    parts on every machine; together the parts hold every unit once. Raises ValueError unless
+    1 <= index <= count."""
+    if not 1 <= index <= count:
+        raise ValueError(f"shard {index}/{count}: the part must be between 1 and {count}")
+    subs = set(targets.submissions)
+
+    def group(path: str, kind: str) -> str:
+        if kind == "named":
+            d = os.path.dirname(path)
+            while d not in subs and os.path.dirname(d) != d:
+                d = os.path.dirname(d)
+            return d
+        return path if kind == "sub" else os.path.dirname(path)
+
+    members = [(p, k) for k, paths in (("sub", targets.submissions), ("named", targets.named_in_submissions),
+                                        ("loose", targets.loose_files), ("orphan", targets.orphan_files))
+               for p in paths]
+    keys = sorted({display_path(group(p, k)) for p, k in members})
+    mine = {key for i, key in enumerate(keys) if i % count == index - 1}
+    keep = {(p, k) for p, k in members if display_path(group(p, k)) in mine}
+    out = Targets(missing=list(targets.missing), roots=targets.roots)
+    out.submissions = [p for p in targets.submissions if (p, "sub") in keep]
+    out.named_in_submissions = [p for p in targets.named_in_submissions if (p, "named") in keep]
+    out.loose_files = [p for p in targets.loose_files if (p, "loose") in keep]
+    out.orphan_files = [p for p in targets.orphan_files if (p, "orphan") in keep]
+    return out

@@ -120,10 +120,9 @@ def token_pattern(table: dict) -> re.Pattern | None:
     return re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
 
 
-def mask_result(findings, sources: dict[str, list[str]], fallback: re.Pattern | None = None) -> None:
-    """Hide every credential RED002 located (``Finding.secret``) in ``sources`` (display path ->
-    lines, changed in place: the lines findings point at) and in every finding's message,
-    related messages, fix and suppression reason. Linear in the lines and messages it touches."""
+def _located(findings, sources: dict[str, list[str]]) -> tuple[set[str], dict[tuple[str, int], list[tuple[int, int]]]]:
+    """The credentials RED002 located (the source text at each secret finding's span) and, per
+    (path, line), the column ranges they take."""
     secrets: set[str] = set()
     by_line: dict[tuple[str, int], list[tuple[int, int]]] = {}
     for f in findings:
@@ -140,6 +139,23 @@ def mask_result(findings, sources: dict[str, list[str]], fallback: re.Pattern | 
             if secret:
                 secrets.add(secret)
                 by_line.setdefault((s.path, lineno), []).append((a, a + len(secret)))
+    return secrets, by_line
+
+
+def redactor_of(findings, sources: dict[str, list[str]], fallback: re.Pattern | None = None) -> Redactor:
+    """A :class:`Redactor` of the credentials RED002 located in ``sources`` (display path ->
+    lines), with ``fallback`` (token formats) for the rest: for text shown from the files
+    themselves outside a report (``cfglint explain``)."""
+    return Redactor(_located(findings, sources)[0], fallback)
+
+
+def mask_result(findings, sources: dict[str, list[str]], fallback: re.Pattern | None = None) -> Redactor:
+    """Hide every credential RED002 located (``Finding.secret``) in ``sources`` (display path ->
+    lines, changed in place: the lines findings point at) and in every finding's message,
+    related messages, fix and suppression reason. Linear in the lines and messages it touches.
+    Returns the :class:`Redactor` of the run's credentials, for text shown later from the files
+    themselves (``--diff``, ``--show-fixes``)."""
+    secrets, by_line = _located(findings, sources)
     redactor = Redactor(secrets, fallback)
     # every line a finding points at (the echoed line, the line a fingerprint hashes)
     shown = {(f.span.path, f.span.line) for f in findings} | set(by_line)
@@ -161,7 +177,7 @@ def mask_result(findings, sources: dict[str, list[str]], fallback: re.Pattern | 
             line = "".join(out)
         lines[lineno - 1] = redactor.hide(line, same_length=True)
     if not redactor:
-        return
+        return redactor
     for f in findings:
         f.message = redactor.hide(f.message)
         f.related = [(span, redactor.hide(text)) for span, text in f.related]
@@ -169,6 +185,7 @@ def mask_result(findings, sources: dict[str, list[str]], fallback: re.Pattern | 
             f.fix = redactor.hide(f.fix)
         if f.suppressed:  # a suppression reason is the contributor's own text
             f.suppressed = redactor.hide(f.suppressed)
+    return redactor
 
 
-__all__ = ["FRAGMENT", "Redactor", "SHOWN", "mask_result", "token_pattern"]
+__all__ = ["FRAGMENT", "Redactor", "SHOWN", "mask_result", "redactor_of", "token_pattern"]

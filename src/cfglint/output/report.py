@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 from urllib.parse import quote
 
 from .. import __version__
@@ -129,17 +129,34 @@ def _region(span) -> dict:
     return {"startLine": span.line, "startColumn": span.col, "endLine": span.end_line, "endColumn": span.end_col}
 
 
-def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, list[str]], exit_code: int) -> str:
+def sarif(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, list[str]], exit_code: int,
+          fixes: Mapping[int, object] | None = None) -> str:
     """The SARIF 2.1.0 log of a run, as ``json.dumps(log, indent=2)`` writes it (one string:
     :func:`sarif_parts` joined)."""
-    return "".join(sarif_parts(findings, rules, sources, exit_code))
+    return "".join(sarif_parts(findings, rules, sources, exit_code, fixes))
+
+
+def _sarif_fix(fix) -> dict:
+    """A SARIF ``fix`` of a :class:`cfglint.edit.fix.FindingFix` (``fix.edits``, ``.path``,
+    ``.description``, ``.safe``): the same replacements --fix makes, ``properties.safe`` False
+    for a fix made only with --unsafe-fixes."""
+    return {
+        "description": {"text": sarif_message(fix.description)},
+        "artifactChanges": [{
+            "artifactLocation": _artifact(fix.path),
+            "replacements": [{"deletedRegion": _region(e.span), "insertedContent": {"text": e.text}}
+                             for e in fix.edits]}],
+        "properties": {"safe": fix.safe},
+    }
 
 
 def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[str, list[str]],
-                exit_code: int) -> Iterator[str]:
+                exit_code: int, fixes: Mapping[int, object] | None = None) -> Iterator[str]:
     """The text of :func:`sarif` in pieces (the log around the results, then one piece per
     result), made as they are consumed: a writer holds one result's text at a time, not the
-    whole report (10 MB for 11,000 submissions) in several copies."""
+    whole report (10 MB for 11,000 submissions) in several copies. ``fixes``: the fix of each
+    finding, by ``id(finding)`` (:func:`cfglint.edit.fix.fixes_of`), written as the result's
+    ``fixes``; without it no result has one."""
     rule_ids = list(rules)
     driver_rules = []
     from ..knowledge import coverage
@@ -149,13 +166,13 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
     covered = coverage()  # what the knowledge covers, for tool.driver.properties
 
     for r in rules.values():
-        page = render(r)
+        page = render(r)   # help.text is the page as plain text, help.markdown the Markdown page
         entry = {
             "id": r.id,
             "name": "".join(part.capitalize() for part in r.name.split("-")),
             "shortDescription": {"text": r.summary},
             "fullDescription": {"text": r.explanation},
-            "help": {"text": page, "markdown": page},
+            "help": {"text": render(r, markdown=False), "markdown": page},
             "helpUri": DOCS_URI.format(id=r.id),
             "defaultConfiguration": {"level": r.level},
             "properties": {"tags": list(r.tags) + ["configuration"]},
@@ -184,12 +201,9 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
                 "message": {"text": sarif_message(m)}} for i, (s, m) in enumerate(f.related)]
         if f.suppressed:
             result["suppressions"] = [{"kind": "inSource", "justification": sarif_message(f.suppressed)}]
-        if f.fix is not None:
-            result["fixes"] = [{
-                "description": {"text": sarif_message(f"Replace with {f.fix}")},
-                "artifactChanges": [{
-                    "artifactLocation": _artifact(f.span.path),
-                    "replacements": [{"deletedRegion": _region(f.span), "insertedContent": {"text": f.fix}}]}]}]
+        fix = fixes.get(id(f)) if fixes else None
+        if fix is not None:
+            result["fixes"] = [_sarif_fix(fix)]
         return _in_results(result)
 
     log = {
@@ -204,10 +218,7 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
             "automationDetails": {"id": "cfglint/"},
             "columnKind": "unicodeCodePoints",
             "newlineSequences": list(NEWLINE_SEQUENCES),   # a lone CR ends a line too (textfile.py)
-            "invocations": [{"executionSuccessful": exit_code in (0, 1), "exitCode": exit_code,
-                             **({"toolExecutionNotifications": [{"level": "warning", "message": {
-                                 "text": f"{dropped} results beyond GitHub's limit of {MAX_RESULTS} per run were left out"}}]}
-                                if dropped else {})}],
+            "invocations": [invocation(exit_code, dropped)],
             "results": _RESULTS_SLOT,
         }],
     }
@@ -220,6 +231,15 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
     for i, f in enumerate(shown):
         yield (",\n" if i else "") + result_of(f)
     yield "\n      ]" + tail + "\n"
+
+
+def invocation(exit_code: int, dropped: int = 0) -> dict:
+    """The SARIF invocation of a run that exited ``exit_code`` and left ``dropped`` results out
+    (beyond :data:`MAX_RESULTS`)."""
+    return {"executionSuccessful": exit_code in (0, 1), "exitCode": exit_code,
+            **({"toolExecutionNotifications": [{"level": "warning", "message": {
+                "text": f"{dropped} results beyond GitHub's limit of {MAX_RESULTS} per run were left out"}}]}
+               if dropped else {})}
 
 
 # SARIF is written as json.dumps(log, indent=2) writes it, but each result is turned into text as
@@ -236,10 +256,12 @@ def _in_results(result: dict) -> str:
     return "\n".join(_RESULT_INDENT + line for line in json.dumps(result, indent=2).split("\n"))
 
 
-def summarize(findings: Iterable[Finding], n_units: int, baselined: int | None = None) -> str:
+def summarize(findings: Iterable[Finding], n_units: int, baselined: int | None = None,
+              unsafe_fixes: bool = False) -> str:
     """The one-line summary of a run: findings by level, submissions and files linted, how many
     findings a suppression comment silenced and (``baselined``, with ``--baseline``) how many
-    the baseline hid."""
+    the baseline hid, then how many ``--fix`` can fix (:func:`fixable`; with ``unsafe_fixes``,
+    the unsafe ones count as fixable)."""
     findings = list(findings)
     quiet = sum(1 for f in findings if f.suppressed)
     notes = [f"{quiet} suppressed in source"] if quiet else []
@@ -253,4 +275,23 @@ def summarize(findings: Iterable[Finding], n_units: int, baselined: int | None =
     for f in findings:
         counts[f.level] = counts.get(f.level, 0) + 1
     parts = ", ".join(f"{counts[k]} {k}(s)" for k in ("error", "warning", "note") if k in counts)
-    return f"cfglint: {len(findings)} finding(s) ({parts}) in {n_units} submission(s) / file(s){tail}"
+    safe, unsafe = fixable(findings)
+    fix = ""
+    if unsafe_fixes and safe + unsafe:
+        fix = f"; {safe + unsafe} fixable with --fix --unsafe-fixes"
+    elif safe or unsafe:
+        fix = f"; {safe} fixable with --fix" + (f" ({unsafe} more with --unsafe-fixes)" if unsafe else "")
+    return f"cfglint: {len(findings)} finding(s) ({parts}) in {n_units} submission(s) / file(s){tail}{fix}"
+
+
+def fixable(findings: Iterable[Finding]) -> tuple[int, int]:
+    """(safe, unsafe): how many active findings carry a fix (a replacement or a key move) that
+    ``--fix`` makes, and how many one it makes only with ``--unsafe-fixes``."""
+    safe = unsafe = 0
+    for f in findings:
+        if not f.suppressed and (f.fix is not None or f.move is not None):
+            if f.fix_safe:
+                safe += 1
+            else:
+                unsafe += 1
+    return safe, unsafe

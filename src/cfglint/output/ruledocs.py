@@ -30,38 +30,52 @@ def _md(text: str) -> str:
     return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
-def render(rule: Rule) -> str:
-    """The rule's page, as Markdown."""
+def render(rule: Rule, markdown: bool = True) -> str:
+    """The rule's page: Markdown (docs/rules/ID.md, SARIF ``help.markdown``), or with
+    ``markdown=False`` the same page as plain text (``cfglint rule ID``, SARIF ``help.text``):
+    headings without ``#``, code indented, prose as written (no ``&lt;`` entities)."""
+    prose = _md if markdown else (lambda text: text)
+
+    def heading(text: str, level: int = 2) -> str:
+        return f"{'#' * level} {text}" if markdown else text
+
+    def code(text: str) -> list[str]:
+        return ["```", text, "```"] if markdown else ["    " + line if line else "" for line in text.split("\n")]
+
+    def lit(text: str) -> str:   # a file name or a line of a file, inline
+        return f"`{text}`" if markdown else text
+
     ex = examples().get(rule.id) or {}
-    out = [f"# {rule.id} {rule.name}", "", f"Default level: **{rule.level}**", "", _md(rule.summary), "",
-           "## Why it matters", "", _md(rule.explanation), ""]
+    level = f"**{rule.level}**" if markdown else rule.level
+    out = [heading(f"{rule.id} {rule.name}", 1), "", f"Default level: {level}", "", prose(rule.summary), "",
+           heading("Why it matters"), "", prose(rule.explanation), ""]
     change = ex.get("change")
+    base = f"examples/submissions/{ex.get('base', '')}"
     if change and "create" in change:  # e.g. CFG001: a file added to the submission
-        out += ["## Example", "",
-                f"Taken from the published submission `examples/submissions/{ex.get('base', '')}`"
+        out += [heading("Example"), "",
+                f"Taken from the published submission {lit(base)}"
                 + (", in a git repository whose root holds no cfglint configuration" if ex.get("repository") else "")
-                + f". Adding `{change['file']}` to the submission directory with this content fails:", "",
-                "```", change["create"].rstrip("\n"), "```", "", "and the submission as published passes.", ""]
+                + f". Adding {lit(change['file'])} to the submission directory with this content fails:", "",
+                *code(change["create"].rstrip("\n")), "", "and the submission as published passes.", ""]
     elif change and "rename" in change:
-        out += ["## Example", "",
-                f"Taken from the published submission `examples/submissions/{ex.get('base', '')}`: renaming "
-                f"`{change['file']}` to `{change['rename']}` fails; as published it passes.", ""]
+        out += [heading("Example"), "",
+                f"Taken from the published submission {lit(base)}: renaming "
+                f"{lit(change['file'])} to {lit(change['rename'])} fails; as published it passes.", ""]
     elif change:
-        base = ex.get("base", "")
-        out += ["## Example", "",
-                f"Taken from the published submission `examples/submissions/{base}`"
-                + (" (with " + ", ".join(f"`{s['after'].strip()}`" if "after" in s else f"`{s['file']}` added, below"
+        out += [heading("Example"), "",
+                f"Taken from the published submission {lit(base)}"
+                + (" (with " + ", ".join(lit(s['after'].strip()) if "after" in s else f"{lit(s['file'])} added, below"
                                          for s in ex.get("setup") or []) + ")"
-                   if ex.get("setup") else "") + f". In `{change['file']}`, this fails:", "",
-                "```", _snippet(change["after"]).rstrip("\n"), "```", "", "and this, as published, passes:", "",
-                "```", _snippet(change["before"]).rstrip("\n"), "```", ""]
+                   if ex.get("setup") else "") + f". In {lit(change['file'])}, this fails:", "",
+                *code(_snippet(change["after"]).rstrip("\n")), "", "and this, as published, passes:", "",
+                *code(_snippet(change["before"]).rstrip("\n")), ""]
         for s in ex.get("setup") or []:
             if "create" in s:  # e.g. K8S004: a Kubernetes manifest added to the submission
-                out += [f"`{s['file']}` as added:", "", "```", s["create"].rstrip("\n"), "```", ""]
+                out += [f"{lit(s['file'])} as added:", "", *code(s["create"].rstrip("\n")), ""]
     if ex.get("fix"):
-        out += ["## How to fix", "", _md(ex["fix"]), ""]
+        out += [heading("How to fix"), "", prose(ex["fix"]), ""]
     if rule.sources:
-        out += ["## Sources", ""] + [f"- {_md(s)}" for s in rule.sources] + [""]
+        out += [heading("Sources"), ""] + [f"- {prose(s)}" for s in rule.sources] + [""]
     return "\n".join(out)
 
 

@@ -54,7 +54,12 @@ NESTED_MAX_FINDINGS = 20  # CFG001 findings listed per nested configuration (the
 
 
 class ConfigError(Exception):
-    """The configuration file is wrong; ``str(err)`` is ``path:line:col: message``."""
+    """The configuration file is wrong; ``str(err)`` is ``path:line:col: message`` of the first
+    problem, ``messages`` lists every problem found (one line each)."""
+
+    def __init__(self, *messages: str):
+        super().__init__(messages[0] if messages else "")
+        self.messages = list(messages)
 
 
 @record
@@ -119,15 +124,33 @@ class Config:
             f.level = level
 
 
-def check_selectors(values: list[str], where: str, known: list[str]) -> None:
-    """Raise ConfigError unless each value is a rule id or the family prefix of one."""
-    for v in values:
+def check_selectors(values: list[str], where: str, known: list[str],
+                    at: Callable[[int], str] | None = None) -> None:
+    """Raise ConfigError unless each value is a rule id or the family prefix of one; the error
+    is placed at ``at(i)`` for the ``i``-th value (its own position in a configuration file),
+    else at ``where``, and names the closest rule id or family (``TPO`` -> ``TOP``)."""
+    for i, v in enumerate(values):
         if not v or not any(k == v or (k.startswith(v) and not v[-1:].isdigit()) for k in known):
-            import difflib
+            raise ConfigError(f"{at(i) if at else where}: unknown rule selector '{v}'{_closest_rule(v, known)}")
 
-            close = difflib.get_close_matches(v, known, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]}?" if close else "; see 'cfglint rules'"
-            raise ConfigError(f"{where}: unknown rule selector '{v}'{hint}")
+
+def _closest_rule(value: str, known: list[str]) -> str:
+    """``; did you mean X?`` for the rule id or family nearest ``value`` (a family for a value
+    without digits, such as ``TPO``), else a pointer to the rule list."""
+    import difflib
+
+    families = sorted({re.match(r"[A-Z]*", k).group(0) for k in known} - {""})
+    pool = families + known if not any(c.isdigit() for c in value) else known + families
+    close = difflib.get_close_matches(value, pool, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else "; see 'cfglint rules'"
+
+
+def _closest_key(key) -> str:
+    """``; did you mean 'select'?`` for the configuration key nearest ``key``, else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(str(key), KEYS, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def selectors(values: Iterable[str], option: str) -> list[str]:
@@ -202,7 +225,9 @@ def _not_linked_out(path: str) -> str:
 
     top = git_top(path) or os.path.dirname(path)
     if not inside(os.path.realpath(path), os.path.realpath(top)):
-        raise ConfigError(f"{path}:1:1: is a symbolic link that leads outside the working tree; cfglint does "
+        from ..read.paths import display_path
+
+        raise ConfigError(f"{display_path(path)}:1:1: is a symbolic link that leads outside the working tree; cfglint does "
                           "not follow links out of it (make it a file, or pass --config)")
     return path
 
@@ -244,8 +269,14 @@ def load_config(path: str | None) -> Config:
 
     known = list(all_rules())
     cfg = Config(path=path)
-    for key, value in data.items():
-        _set(cfg, key, value, _at(pos((key,))), known)
+    problems: list[str] = []
+    for key, value in data.items():   # every key is checked: all its problems are reported at once
+        try:
+            _set(cfg, key, value, lambda sub=(), at_value=False, key=key: _at(pos((key, *sub), at_value)), known)
+        except ConfigError as err:
+            problems += err.messages
+    if problems:
+        raise ConfigError(*problems)
     return cfg
 
 
@@ -253,16 +284,23 @@ def _at(span: Span) -> str:
     return f"{span.path}:{span.line}:{span.col}"
 
 
-def _set(cfg: Config, key, value, pos: str, known: list[str]) -> None:
-    """Set one configuration key on ``cfg``; ConfigError (at ``pos``) when the key or value is wrong."""
+def _set(cfg: Config, key, value, at: Callable[..., str], known: list[str]) -> None:
+    """Set one configuration key on ``cfg``; ConfigError when the key or value is wrong, placed
+    where it is wrong: ``at()`` is the key's position, ``at(sub)`` that of an entry below it (a
+    list index, a mapping key) and ``at(sub, True)`` that of a value ("path:line:col")."""
     base = os.path.dirname(os.path.abspath(cfg.path)) if cfg.path else os.getcwd()
+    pos = at()
     if key not in KEYS:
-        raise ConfigError(f"{pos}: unknown key '{key}'; known keys: {', '.join(KEYS)}")
+        raise ConfigError(f"{pos}: unknown key '{key}'{_closest_key(key)} (known keys: {', '.join(KEYS)})")
     if key in ("select", "ignore") and isinstance(value, list):
-        check_selectors([str(v).upper() for v in value], pos, known)
-    if key in ("levels", "per-file-ignores") and isinstance(value, dict):
-        ids = list(value) if key == "levels" else [i for v in value.values() if isinstance(v, list) for i in v]
-        check_selectors([str(v).upper() for v in ids], pos, known)
+        check_selectors([str(v).upper() for v in value], pos, known, lambda i: at((i,), True))
+    if key == "levels" and isinstance(value, dict):
+        ids = list(value)
+        check_selectors([str(v).upper() for v in ids], pos, known, lambda i: at((ids[i],)))
+    if key == "per-file-ignores" and isinstance(value, dict):
+        items = [(glob, j, sel) for glob, sels in value.items() if isinstance(sels, list) for j, sel in enumerate(sels)]
+        check_selectors([str(sel).upper() for _, _, sel in items], pos, known,
+                        lambda i: at((items[i][0], items[i][1]), True))
     if key in ("select", "ignore", "knowledge"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{pos}: '{key}' must be a list of strings")
@@ -281,12 +319,14 @@ def _set(cfg: Config, key, value, pos: str, known: list[str]) -> None:
             raise ConfigError(f"{pos}: 'per-file-ignores' maps a glob to a list of rule ids")
         cfg.per_file_ignores = {k: [str(i).upper() for i in v] for k, v in value.items()}
     elif key == "levels":
-        if not isinstance(value, dict) or any(v not in LEVELS for v in value.values()):
-            raise ConfigError(f"{pos}: 'levels' maps a rule id to one of {', '.join(LEVELS)}")
+        wrong = [k for k, v in value.items() if v not in LEVELS] if isinstance(value, dict) else []
+        if not isinstance(value, dict) or wrong:
+            where = at((wrong[0],), True) if wrong else pos
+            raise ConfigError(f"{where}: 'levels' maps a rule id to one of {', '.join(LEVELS)}")
         cfg.levels = {str(k).upper(): v for k, v in value.items()}
     elif key == "fail-level":
         if value not in LEVELS:
-            raise ConfigError(f"{pos}: 'fail-level' must be one of {', '.join(LEVELS)}")
+            raise ConfigError(f"{at((), True)}: 'fail-level' must be one of {', '.join(LEVELS)}")
         cfg.fail_level = value
     elif key == "max-file-size":
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -319,31 +359,34 @@ def _set(cfg: Config, key, value, pos: str, known: list[str]) -> None:
 
 
 def _yaml(path: str, text: str | None = None):
+    from ..read.paths import display_path
     from ..read.textfile import ReadError, read_text
     from ..read.yamlsrc import YamlError, YMap, parse_yaml, to_python, walk_path
 
-    def whole(_parts: tuple) -> Span:
-        return Span(path, 1, 1, 1, 1)
+    shown = display_path(path)   # messages name the file relative to the working directory
+
+    def whole(_parts: tuple, _value: bool = False) -> Span:
+        return Span(shown, 1, 1, 1, 1)
 
     try:
         if text is None:
-            text = read_text(path, path).text
-        root = parse_yaml(text, path)
+            text = read_text(path, shown).text
+        root = parse_yaml(text, shown)
         data = to_python(root)
     except ReadError as err:
-        raise ConfigError(f"{path}:1:1: {err}") from None
+        raise ConfigError(f"{shown}:1:1: {err}") from None
     except YamlError as err:
-        where = f"{path}:{err.span.line}:{err.span.col}" if err.span else f"{path}:1:1"
+        where = f"{shown}:{err.span.line}:{err.span.col}" if err.span else f"{shown}:1:1"
         raise ConfigError(f"{where}: {err}") from None
     except RecursionError:
-        raise ConfigError(f"{path}:1:1: YAML nesting is too deep to read") from None
+        raise ConfigError(f"{shown}:1:1: YAML nesting is too deep to read") from None
     if root is None:
         return {}, whole
     if not isinstance(root, YMap):
-        raise ConfigError(f"{path}:1:1: the configuration must be a mapping")
+        raise ConfigError(f"{shown}:1:1: the configuration must be a mapping")
     if root.duplicates:
         first, again = root.duplicates[0]
-        raise ConfigError(f"{path}:{again.span.line}:{again.span.col}: duplicate key '{again.text}' "
+        raise ConfigError(f"{shown}:{again.span.line}:{again.span.col}: duplicate key '{again.text}' "
                           f"(first at line {first.span.line})")
 
     top: dict = {}
@@ -351,14 +394,19 @@ def _yaml(path: str, text: str | None = None):
         hk = k.value if isinstance(k.value, (str, int, float, bool, type(None))) else k.text
         top[hk] = k
 
-    def pos(parts: tuple) -> Span:
+    def pos(parts: tuple, value: bool = False) -> Span:
         """The span of the key ``parts[0]``; with more parts, of the entry they name (a list
-        item, a mapping key) when there is one, else of the key."""
+        item, a mapping key) when there is one, else of the key; with ``value``, of the value
+        the parts name (a list item, the value of a key)."""
         if not parts:
             return whole(parts)
         key = top.get(parts[0])
         if key is None:
             return whole(parts)
+        if value:
+            node = walk_path(root, parts)
+            if node is not None:
+                return node.span
         if len(parts) > 1:
             parent = walk_path(root, parts[:-1])
             if isinstance(parent, YMap) and parent.key(parts[-1]) is not None:
@@ -374,7 +422,10 @@ def _yaml(path: str, text: str | None = None):
 def _toml(path: str, text: bytes | None = None):
     import tomllib
 
+    from ..read.paths import display_path
     from ..read.safeio import ReadError, read_bytes
+
+    shown = display_path(path)   # messages name the file relative to the working directory
 
     try:
         if text is None:  # safeio: a regular file of at most 10 MiB; a FIFO or device is never opened
@@ -382,13 +433,13 @@ def _toml(path: str, text: bytes | None = None):
         data = tomllib.loads(text.decode("utf-8"))
     except tomllib.TOMLDecodeError as err:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
-        raise ConfigError(f"{path}:{m.group(1)}:{m.group(2)}: {err}" if m else f"{path}:1:1: {err}") from None
+        raise ConfigError(f"{shown}:{m.group(1)}:{m.group(2)}: {err}" if m else f"{shown}:1:1: {err}") from None
     except UnicodeDecodeError as err:
-        raise ConfigError(f"{path}:1:1: invalid UTF-8 at byte offset {err.start}; save it as UTF-8") from None
+        raise ConfigError(f"{shown}:1:1: invalid UTF-8 at byte offset {err.start}; save it as UTF-8") from None
     except (OSError, ReadError) as err:
-        raise ConfigError(f"{path}:1:1: {err}") from None
+        raise ConfigError(f"{shown}:1:1: {err}") from None
     except RecursionError:
-        raise ConfigError(f"{path}:1:1: TOML nesting is too deep to read") from None
+        raise ConfigError(f"{shown}:1:1: TOML nesting is too deep to read") from None
     if os.path.basename(path) == "pyproject.toml":
         tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
         section = tool.get("cfglint", {})
@@ -404,13 +455,13 @@ def _toml(path: str, text: bytes | None = None):
         if m:
             key = next(g for g in m.group(2, 3, 4) if g is not None)
             col = len(m.group(1)) + 1
-            keys.setdefault(key, Span(path, i + 1, col, i + 1, col + len(m.group(0).rstrip("= \t")) - len(m.group(1))))
+            keys.setdefault(key, Span(shown, i + 1, col, i + 1, col + len(m.group(0).rstrip("= \t")) - len(m.group(1))))
 
-    def pos(parts: tuple) -> Span:
+    def pos(parts: tuple, _value: bool = False) -> Span:
         """The span of the key ``parts[0]`` (TOML positions are known per key line only)."""
         if parts and str(parts[0]) in keys:
             return keys[str(parts[0])]
-        return Span(path, start + 1, 1, start + 1, 1)
+        return Span(shown, start + 1, 1, start + 1, 1)
 
     return section, pos
 
@@ -553,7 +604,7 @@ def _load_nested(path: str, shown: str, root: Config) -> tuple[Config | None, li
         try:
             if _too_big(value):
                 raise ConfigError(f"{shown}:{span.line}:{span.col}: more than {NESTED_MAX_ENTRIES} entries")
-            _set(cfg, key, value, f"{shown}:{span.line}:{span.col}", list(rules))
+            _set(cfg, key, value, lambda *_: f"{shown}:{span.line}:{span.col}", list(rules))
         except ConfigError:
             add((key,), f"'{key}' in a configuration below the root directory has a value that is not valid "
                         f"(see the README's configuration section; at most {NESTED_MAX_ENTRIES} entries, globs of at "

@@ -18,7 +18,7 @@ def derive_roles(dep: Deployment, sub: Submission, kb: Knowledge, out: Derived) 
     ``out.missing``, EP / DCP the launch does not state to ``out.unstated``."""
     from ...checks import Context
     from ...checks.declared import launched
-    from ...checks.topology import _launched_instances, gpus_per_instance
+    from ...checks.topology import gpus_per_instance, launched_instances
 
     ctx = Context(sub, dep, kb)
     procs = dep.engine_processes()
@@ -31,7 +31,7 @@ def derive_roles(dep: Deployment, sub: Submission, kb: Knowledge, out: Derived) 
         mine = [p for p in procs if p.role is not None and p.role.value == name]
         role: dict[str, Any] = {"name": name}
         where = f"serving.roles[{name}]"
-        got = _launched_instances(ctx, name)
+        got = launched_instances(ctx, name)
         if got is not None:
             role["instances"] = got[0]
         else:
