@@ -34,7 +34,7 @@ class _Bundled:
     entry for exactly these contents, else from YAML (and then stored in the cache)."""
 
     def __init__(self, rules: Path):
-        paths = sorted([*rules.glob("*.yaml"), *rules.glob("flags/*.yaml")])
+        paths = sorted([*rules.glob("*.yaml"), *rules.glob("flags/*.yaml"), *rules.glob("releases/*.yaml")])
         self.paths = {p.relative_to(rules).as_posix(): str(p) for p in paths}
         self._raw: dict[str, bytes] = {}
         self.key = kbcache.key("bundled", [[name, digest] for name, digest in kbcache.digests(self.paths).items()])

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .bundled import current, load, shared
+from .releases import ENGINE_LABELS
 
 
-ENGINE_LABELS = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "NVIDIA Dynamo"}
 
 
 def coverage() -> dict:

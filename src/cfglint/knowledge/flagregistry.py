@@ -25,6 +25,7 @@ class FlagRegistry:
         self.allow_abbrev, self.underscores = allow_abbrev, underscores
         self.dynamic_prefix = dynamic_prefix  # e.g. dynamo.trtllm --trtllm.<group>.<key>
         self.versions: list[str] = []          # releases whose parsers the data was read from
+        self.compiled = False                   # built from rules/releases/ (each flag knows its releases)
         self.primary: dict[str, str] = {}
         for flag, entry in self.flags.items():
             entry = entry or {}
@@ -117,3 +118,42 @@ def registries() -> dict[str, FlagRegistry]:
                                                  allow_abbrev=part != "vllm",
                                                  dynamic_prefix=entry.get("dynamic_flag_prefix"))
     return out
+
+
+# what a hand-written entry of rules/flags/<engine>.yaml adds to a compiled flag: facts no package
+# states (measured notes, published values, the settings a deprecated flag stands for)
+OVERLAY_KEYS = ("sets", "published_values", "note", "warn_deprecated", "replacement", "known_values",
+                "human_readable")
+
+
+def compiled_registry(name: str, entries: dict[str, dict], settings: dict, hand: FlagRegistry | None,
+                      releases: list[str], source: str) -> FlagRegistry:
+    """A launcher's registry from compiled flags (``entries``: :meth:`EngineReleases.flag_entries`
+    at one release or across all), with the hand file's overlays, removed flags and slips.
+    ``settings``: the launcher's compiled settings (``allow_abbrev``, ``underscore_equivalent``);
+    ``releases``: the releases the registry stands for."""
+    flags: dict[str, dict] = {}
+    for flag, entry in entries.items():
+        merged = dict(entry)
+        extra = (hand.flags.get(flag) or {}) if hand is not None else {}
+        for key in OVERLAY_KEYS:
+            if key in extra and merged.get(key) in (None, [], ""):
+                merged[key] = extra[key]
+        flags[flag] = merged
+    if hand is not None and len(releases) != 1:
+        # a flag the hand file holds that no release read has: seen in a build after the newest
+        # release (its entry says where); known when the release is not, never at a release read
+        for flag, extra in hand.flags.items():
+            if flag not in flags and not any(flag in (e.get("aliases") or []) for e in flags.values()):
+                flags[flag] = dict(extra or {}, releases=[], unreleased=True)
+    abbrev = settings.get("allow_abbrev")
+    underscores = settings.get("underscore_equivalent")
+    reg = FlagRegistry(name, flags, source,
+                       removed=hand.removed if hand is not None else None,
+                       did_you_mean=hand.did_you_mean if hand is not None else None,
+                       allow_abbrev=bool(abbrev) if abbrev is not None else bool(hand and hand.allow_abbrev),
+                       underscores=bool(underscores) if underscores is not None else bool(hand and hand.underscores),
+                       dynamic_prefix=hand.dynamic_prefix if hand is not None else None)
+    reg.versions = list(releases)
+    reg.compiled = True
+    return reg

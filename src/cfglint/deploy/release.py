@@ -1,0 +1,127 @@
+"""The release a launch runs: one definition for every rule.
+
+For each engine a process involves (its engine, and Dynamo for a Dynamo worker), the release is,
+first found first:
+
+1. the manifest's ``engine.version`` (for ``engine.name``) or ``engine.orchestrator_version``
+   (for the orchestrator);
+2. the release number in the tag of the container image the process runs in, for image
+   repositories whose tags are releases (``rules/engines.yaml`` ``releases.images``:
+   ``vllm/vllm-openai:v0.10.0``, ``lmsysorg/sglang:v0.4.9.post6-cu126``, the NGC TensorRT-LLM and
+   Dynamo runtime images);
+3. a pin of the engine's package in the launch files (``pip install vllm==0.8.4``,
+   ``uv pip install "sglang[all]==0.4.9.post6"``; ``rules/engines.yaml`` ``releases.packages``);
+4. else unknown.
+
+Each is resolved against the compiled release data (:meth:`cfglint.knowledge.releases.EngineReleases.resolve`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..knowledge import Knowledge
+from ..knowledge.releases import Resolution
+from ..knowledge.versions import find
+from ..model import Located
+
+_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(?P<version>[^\s;,]+)$")
+_INSTALLERS = (("pip", "install"), ("pip3", "install"), ("uv", "pip", "install"), ("python", "-m", "pip", "install"),
+               ("python3", "-m", "pip", "install"))
+
+
+@dataclass(frozen=True)
+class Launched:
+    """The release of ``engine`` a process runs: ``written`` (the text and where it is written,
+    None when nothing says), ``via`` (``manifest``, ``image``, ``pin`` or None) and the
+    ``resolution`` against the data cfglint holds."""
+
+    engine: str
+    written: Located | None
+    via: str | None
+    resolution: Resolution
+
+    @property
+    def release(self) -> str | None:
+        return self.resolution.release
+
+
+def engines_of(tables: tuple[str, ...]) -> list[str]:
+    """The engines whose releases a process's flag registries belong to (``dynamo.sglang`` ->
+    dynamo; ``trtllm.disaggregated`` -> trtllm), in order, once each."""
+    out: list[str] = []
+    for t in tables:
+        e = t.split(".", 1)[0]
+        if e not in out:
+            out.append(e)
+    return out
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins(commands, kb: Knowledge) -> dict[str, Located]:
+    """Engine -> the version its package is pinned to in ``commands`` (shell commands of the
+    launch files: ``pip install vllm==0.8.4``), where it is written. The first pin wins."""
+    packages = {_norm(k): v for k, v in ((kb.engines.get("releases") or {}).get("packages") or {}).items()}
+    out: dict[str, Located] = {}
+    for cmd in commands:
+        texts = [w.text for w in cmd.words]
+        if not any(tuple(texts[i:i + len(p)]) == p for p in _INSTALLERS for i in range(min(3, len(texts)))):
+            continue
+        for w in cmd.words:
+            m = _PIN.match(w.text) if w.static else None
+            engine = packages.get(_norm(m.group("name"))) if m else None
+            if engine and engine not in out:
+                out[engine] = Located(m.group("version"), w.span)
+    return out
+
+
+def from_image(image: Located | None, engine: str, kb: Knowledge) -> Located | None:
+    """The release number ``image``'s tag names for ``engine``, when its repository's tags are
+    releases of it (rules/engines.yaml ``releases.images``); None otherwise."""
+    if image is None or not isinstance(image.value, str):
+        return None
+    ref = image.value.split("@", 1)[0]
+    repo, _, tag = ref.rpartition(":") if ":" in ref.rsplit("/", 1)[-1] else (ref, "", "")
+    repo = re.sub(r"^(?:docker\.io/|index\.docker\.io/)?(?:library/)?", "", repo)
+    for entry in (kb.engines.get("releases") or {}).get("images") or []:
+        if not isinstance(entry, dict) or entry.get("engine") != engine or entry.get("repository") != repo or not tag:
+            continue
+        pattern = entry.get("tag")
+        m = re.search(pattern, tag) if isinstance(pattern, str) else None
+        version = m.group(1) if m else (find(tag) if not pattern else None)
+        return Located(version, image.span) if version else Located(tag, image.span)
+    return None
+
+
+def declared(manifest: dict, engine: str) -> Located | None:
+    """The manifest's version for ``engine``: ``engine.version`` when ``engine.name`` is it,
+    ``engine.orchestrator_version`` when ``engine.orchestrator`` is it (text; no span: the
+    checks place it with Context.declared)."""
+    eng = manifest.get("engine") if isinstance(manifest.get("engine"), dict) else {}
+    for name_key, version_key in (("name", "version"), ("orchestrator", "orchestrator_version")):
+        if eng.get(name_key) == engine and isinstance(eng.get(version_key), (str, int, float)) \
+                and not isinstance(eng.get(version_key), bool):
+            return Located(str(eng[version_key]), None)
+    return None
+
+
+def launched(kb: Knowledge, engine: str, manifest: dict, image: Located | None,
+             pinned: dict[str, Located]) -> Launched:
+    """The release of ``engine`` a process runs (see the module docstring)."""
+    written, via = declared(manifest, engine), "manifest"
+    if written is None:
+        written, via = from_image(image, engine, kb), "image"
+    if written is None:
+        written, via = pinned.get(engine), "pin"
+    if written is None:
+        via = None
+    data = kb.engine_releases(engine)
+    version = str(written.value) if written is not None else None
+    if data is None:
+        return Launched(engine, written, via, Resolution(version, None, "unknown",
+                                                         f"cfglint holds no release data of {engine}"))
+    return Launched(engine, written, via, data.resolve(version))
