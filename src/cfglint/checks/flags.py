@@ -160,7 +160,7 @@ def _not_found(ctx: Context, p: Process, arg: Arg, regs: list[FlagRegistry], acr
         if held:
             text += "; " + _history(ctx, launch.engine, held, res.release)
             hint = _replacement(regs, arg.name)
-            text += f"; use {hint}" if hint and _before(ctx, launch.engine, held, res.release) else ""
+            text += _advice(hint) if hint and _before(ctx, launch.engine, held, res.release) else ""
         elif ":" in message:
             text += ":" + message.split(":", 1)[1]
         yield Finding("FLG001", text, arg.span)
@@ -196,6 +196,16 @@ def _replacement(regs: list[FlagRegistry], name: str) -> str | None:
         if isinstance(info, dict) and info.get("replacement"):
             return str(info["replacement"])
     return None
+
+
+def _advice(replacement: str) -> str:
+    """``; use X`` from a hand-written replacement note (``removed; use --x``, ``--x <n> alone``)."""
+    text = replacement.strip()
+    if text.lower().startswith("removed"):
+        text = text[len("removed"):].lstrip(" ;,:")
+    if not text:
+        return ""
+    return f"; {text}" if text.lower().startswith(("use ", "see ")) else f"; use {text}"
 
 
 def _before(ctx: Context, engine: str, held: list[str], release: str) -> bool:
@@ -239,7 +249,7 @@ def _release_fit(ctx: Context, p: Process, engine: str, held: list[tuple[Arg, st
                 f"({_history(ctx, engine, rs, newest, short=True)}): {why}, and the newest release, {newest}, does not "
                 f"have it")
         hint = _replacement([ctx.kb.registry(reg)], arg.name)
-        yield Finding("FLG001", text + (f"; use {hint}" if hint else ""), arg.span, level="warning")
+        yield Finding("FLG001", text + (_advice(hint) if hint else ""), arg.span, level="warning")
     common = set(data.releases)
     for _arg, _reg, rs in held:
         common &= set(rs)

@@ -123,7 +123,7 @@ def _check_identity(fact: dict) -> Any:
 
 
 def _pair_identity(fact: dict) -> Any:
-    return [sorted(fact.get("flags") or []), sorted(fact.get("launchers") or [])]
+    return [sorted(fact.get("flags") or []), sorted(fact.get("launchers") or []), fact.get("action")]
 
 
 def merge(engine: str, records: dict[str, dict]) -> dict:
