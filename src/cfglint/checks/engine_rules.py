@@ -8,7 +8,6 @@ ServerArgs checks, Dynamo's argument groups), each with the file and line that s
 
 from __future__ import annotations
 
-import ast
 import operator
 
 from ..deploy.extract import Arg, Process
@@ -91,9 +90,9 @@ def check_refused_pairs(ctx: Context):
 
 
 # -- FLG005 ----------------------------------------------------------------------------
-_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-            ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
-            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+_COMPARE = {"Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
+            "Eq": operator.eq, "NotEq": operator.ne, "Is": operator.is_, "IsNot": operator.is_not,
+            "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b}
 
 
 class _Unknown(Exception):
@@ -104,6 +103,8 @@ def evaluate(condition: str, values: dict):
     """The value of a compiled check's ``condition`` (a Python expression over field names) with
     ``values``; raises _Unknown when it needs a name ``values`` lacks, ValueError for anything
     but names, constants, comparisons, and/or/not, tuples, lists and ``len``."""
+    import ast   # only when a check is run: most launches set no flag a check reads
+
     def ev(node):
         if isinstance(node, ast.Expression):
             return ev(node.body)
@@ -112,7 +113,7 @@ def evaluate(condition: str, values: dict):
         if isinstance(node, ast.Name):
             if node.id not in values:
                 raise _Unknown(node.id)
-            return values[node.id]
+            return dict.__getitem__(values, node.id) if isinstance(values, dict) else values[node.id]
         if isinstance(node, ast.BoolOp):
             vals = (ev(v) for v in node.values)
             return all(vals) if isinstance(node.op, ast.And) else any(vals)
@@ -124,10 +125,11 @@ def evaluate(condition: str, values: dict):
             left = ev(node.left)
             for op, right in zip(node.ops, node.comparators):
                 r = ev(right)
-                if type(op) not in _COMPARE:
+                compare = _COMPARE.get(type(op).__name__)
+                if compare is None:
                     raise ValueError(op)
                 try:
-                    if not _COMPARE[type(op)](left, r):
+                    if not compare(left, r):
                         return False
                 except TypeError:
                     raise _Unknown("types") from None
@@ -157,41 +159,62 @@ def _typed(text: str, kind: str | None):
 ARGUMENT_SCOPES = frozenset({"EngineArgs", "AsyncEngineArgs", "ServerArgs", "validate_parsed_serve_args"})
 
 
-def _values(ctx: Context, p: Process, t: str, release: str | None, scope: str) -> tuple[dict, dict[str, Arg]]:
-    """Names of a check in ``scope`` (its class: SchedulerConfig; or the parsed arguments) -> their
-    values at this launch: what its flags set (typed), else the flag's default at the release;
-    and name -> the Arg that set it. A config class's field is a flag's only when the flag's
-    ``field`` names that class (ParallelConfig.tensor_parallel_size is not SpeculativeConfig's)."""
-    reg = ctx.kb.registry(t, release)
-    if reg is None:
-        return {}, {}
-    values, set_by = {}, {}
-    by_primary = _given(ctx, p, t)
-    arguments = scope in ARGUMENT_SCOPES
-    for flag, entry in reg.flags.items():
-        owner, _, field = str(entry.get("field") or "").rpartition(".")
-        if arguments:
-            name = str(entry.get("dest") or field or flag.lstrip("-").replace("-", "_"))
-        elif owner == scope and field:
-            name = field
-        else:
-            continue
-        arg = by_primary.get(flag)
-        negations = entry.get("negation") or []
-        if arg is not None:
-            try:
-                if entry.get("type") == "bool" and arg.value is None:
-                    values[name] = arg.name not in negations
-                elif arg.value is not None:
-                    values[name] = _typed(arg.value.value, entry.get("type"))
-                else:
-                    continue
-            except ValueError:
+def _name_index(ctx: Context, t: str) -> dict[str, dict[str, str]]:
+    """Scope (a config class, or ``EngineArgs`` for the parsed arguments) -> name -> flag, from
+    each compiled flag's ``field`` (``ParallelConfig.tensor_parallel_size``) and dest."""
+    data = ctx.kb.engine_releases(t.split(".", 1)[0])
+    memo = data.__dict__.setdefault("_check_names", {})
+    if t not in memo:
+        index: dict[str, dict[str, str]] = {}
+        for flag, entry in ((data.launcher(t) or {}).get("flags") or {}).items():
+            if not isinstance(entry, dict):
                 continue
-            set_by[name] = arg
-        elif "default" in entry and entry["default"] is not None and not entry.get("default_factory"):
-            values.setdefault(name, entry["default"])
-    return values, set_by
+            owner, _, field = str(entry.get("field") or "").rpartition(".")
+            if owner and field:
+                index.setdefault(owner, {}).setdefault(field, flag)
+            dest = str(entry.get("dest") or field or flag.lstrip("-").replace("-", "_"))
+            index.setdefault("EngineArgs", {}).setdefault(dest, flag)
+        memo[t] = index
+    return memo[t]
+
+
+def _value(reg, flag: str, arg: Arg | None):
+    """The value ``flag`` has at this launch: what ``arg`` sets (typed), else its default;
+    raises _Unknown when neither is known statically."""
+    entry = reg.flags[flag] if flag in reg.flags else None
+    if entry is None:
+        raise _Unknown(flag)
+    if arg is not None:
+        if entry.get("type") == "bool" and arg.value is None:
+            return arg.name not in (entry.get("negation") or [])
+        if arg.value is not None:
+            try:
+                return _typed(arg.value.value, entry.get("type"))
+            except ValueError:
+                raise _Unknown(flag) from None
+        raise _Unknown(flag)
+    if entry.get("default") is None or entry.get("default_factory"):
+        raise _Unknown(flag)
+    return entry["default"]
+
+
+class _Names(dict):
+    """Name -> value for :func:`evaluate`, looked up when the condition asks."""
+
+    def __init__(self, reg, flags: dict[str, str], given: dict[str, Arg]):
+        super().__init__()
+        self.reg, self.flags, self.given = reg, flags, given
+
+    def __contains__(self, name) -> bool:
+        if not dict.__contains__(self, name):
+            flag = self.flags.get(name)
+            if flag is None:
+                return False
+            try:
+                self[name] = _value(self.reg, flag, self.given.get(flag))
+            except _Unknown:
+                return False
+        return True
 
 
 @rule("FLG005", "engine-refuses-values", "error",
@@ -205,34 +228,33 @@ def _values(ctx: Context, p: Process, t: str, release: str | None, scope: str) -
       ("rules/releases/*.yaml checks (condition, file:line per release)",))
 def check_engine_value_checks(ctx: Context):
     for p in ctx.deployment.processes:
-        cache: dict[str, tuple] = {}
+        given: dict[str, dict[str, Arg]] = {}
         for engine, t, release, fact in _facts(ctx, p, "checks"):
             condition = fact.get("condition")
             fields = fact.get("fields") or []
-            names = [*fields, *(fact.get("inputs") or [])]   # inputs: the method's arguments (max_model_len)
             if not isinstance(condition, str) or not fields:
                 continue
+            index = _name_index(ctx, t)
             scope = str(fact.get("where") or "").split(".", 1)[0]
-            if (t, scope) not in cache:
-                cache[t, scope] = _values(ctx, p, t, release, scope)
-            values, set_by = cache[t, scope]
-            if fact.get("inputs"):   # a method's arguments (verify_max_model_len(max_model_len)): the flags of that name
-                if (t, "EngineArgs") not in cache:
-                    cache[t, "EngineArgs"] = _values(ctx, p, t, release, "EngineArgs")
-                args_values, args_set = cache[t, "EngineArgs"]
-                values = {**values, **{n: args_values[n] for n in fact["inputs"] if n in args_values}}
-                set_by = {**set_by, **{n: args_set[n] for n in fact["inputs"] if n in args_set}}
-            if not any(f in set_by for f in names):
+            names = index.get(scope, {}) if scope not in ARGUMENT_SCOPES else index.get("EngineArgs", {})
+            # the names the condition reads -> their flags; inputs (verify_max_model_len(max_model_len))
+            # are the method's arguments: the flags of that name
+            flags = {n: names[n] for n in fields if n in names}
+            flags.update({n: index.get("EngineArgs", {})[n] for n in fact.get("inputs") or []
+                          if n in index.get("EngineArgs", {})})
+            if t not in given:
+                given[t] = _given(ctx, p, t)
+            set_by = {n: given[t][f] for n, f in flags.items() if f in given[t]}
+            if not set_by:
                 continue   # the launch sets none of it: the engine's defaults pass its own checks
+            values = _Names(ctx.kb.registry(t, release), flags, given[t])
             try:   # the check runs only inside its enclosing conditions (``only_when``)
                 refused = all(evaluate(g, values) for g in fact.get("only_when") or []) and evaluate(condition, values)
-            except _Unknown:
-                continue
-            except (ValueError, SyntaxError, RecursionError):
+            except (_Unknown, ValueError, SyntaxError, RecursionError):
                 continue
             if not refused:
                 continue
-            args = [set_by[f] for f in names if f in set_by]
+            args = [set_by[n] for n in [*fields, *(fact.get("inputs") or [])] if n in set_by]
             data = ctx.kb.engine_releases(engine)
             at = release or data.releases[-1]
             shown = ", ".join(f"{a.written} {a.value.value if a.value is not None else ''}".strip() for a in args)

@@ -8,7 +8,6 @@ without a word: the launch runs with the default instead.
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from ..deploy.release import engines_of
@@ -79,6 +78,8 @@ def check_engine_variables(ctx: Context):
             if entry is None:
                 if engine in NAMED_ONLY:
                     continue
+                import difflib
+
                 close = difflib.get_close_matches(name, list(env), n=1, cutoff=0.85)
                 if close or release is not None:
                     yield Finding("ENV001", f"no {data.label} release cfglint holds ({data.span()}) reads {name}"

@@ -131,6 +131,9 @@ def check_unknown_flags(ctx: Context):
                               arg.span, level="warning")
             launch = pinned.get(r.name)
             if r.compiled and launch is not None and launch.release is None and entry.get("releases"):
+                data = ctx.kb.engine_releases(launch.engine)
+                if data is not None and data.newest_has(r.name, primary, _normal(r, arg.name)):
+                    continue   # the newest release, which an undeclared launch is taken to run, has it
                 held = _option_releases(ctx, r, arg.name) or entry["releases"]
                 data = ctx.kb.engine_releases(launch.engine)
                 if r.allow_abbrev and data is not None and data.releases[-1] not in held:
@@ -173,16 +176,20 @@ def _not_found(ctx: Context, p: Process, arg: Arg, regs: list[FlagRegistry], acr
     ctx.not_checked(f"flag names of {LABEL.get(regs[0].name, regs[0].name)} {res.version}", res.note, arg.span)
 
 
+def _normal(reg: FlagRegistry, option: str) -> str:
+    """``option`` as the launcher reads it: vLLM's _ for -, a JSON flag's dotted key dropped."""
+    if reg.underscores and option.startswith("--"):
+        option = "--" + option[2:].partition(".")[0].replace("_", "-")
+    return option.split(".", 1)[0] if "." in option[2:] else option
+
+
 def _option_releases(ctx: Context, reg: FlagRegistry, option: str) -> list[str]:
     """The releases in which ``option`` as written (normalised as the launcher does) is a flag,
     alias or negation of ``reg``'s launcher; [] when written otherwise (an abbreviation)."""
     data = ctx.kb.engine_releases(reg.name.split(".", 1)[0])
     if data is None:
         return []
-    if reg.underscores and option.startswith("--"):
-        head, dot, rest = option[2:].partition(".")
-        option = "--" + head.replace("_", "-")
-    return data.option_releases(reg.name, option.split(".", 1)[0] if "." in option else option)
+    return data.option_releases(reg.name, _normal(reg, option))
 
 
 def _how(launch) -> str:

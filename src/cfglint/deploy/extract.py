@@ -220,16 +220,20 @@ class _Adapter:
                 i += 1
         return flags, positionals
 
-    def booleans(self, proc: Process) -> set[str]:
-        """Option strings that take no value, from the flag registries at the releases the
-        process runs (across every release held where it is not known)."""
-        out: set[str] = set()
+    def registries(self, proc: Process) -> list:
+        """The flag registries of ``proc``'s launcher at the releases it runs (across every
+        release held where that is not known)."""
+        out = []
         for name in proc.tables:
             launch = proc.releases.get(name.split(".", 1)[0])
             reg = self.kb.registry(name, launch.release if launch is not None else None)
             if reg is not None:
-                out |= reg.no_value_options
+                out.append(reg)
         return out
+
+    def booleans(self, proc: Process) -> set[str]:
+        """Option strings that take no value, from the flag registries (:meth:`registries`)."""
+        return set().union(*(reg.no_value_options for reg in self.registries(proc)))
 
     def find_config(self, ref: str) -> ConfigFile | None:
         """The config a flag names: the exact path first (a heredoc the script writes there wins),
@@ -385,7 +389,7 @@ class _Adapter:
     def apply_implied(self, proc: Process) -> None:
         """Settings a deprecated flag stands for (rules/flags/*.yaml ``sets``: Dynamo's
         ``--is-prefill-worker`` is ``--disaggregation-mode prefill``), unless set otherwise."""
-        tables = [self.kb.flag_registries[t].implied for t in proc.tables if t in self.kb.flag_registries]
+        tables = [reg.implied for reg in self.registries(proc)]
         tables = [t for t in tables if t]
         if not tables:
             return

@@ -26,7 +26,7 @@ from ..knowledge.releases import Resolution
 from ..knowledge.versions import find
 from ..model import Located
 
-_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(?P<version>[^\s;,]+)$")
+_PIN = r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(?P<version>[^\s;,]+)$"
 _INSTALLERS = (("pip", "install"), ("pip3", "install"), ("uv", "pip", "install"), ("python", "-m", "pip", "install"),
                ("python3", "-m", "pip", "install"))
 
@@ -72,7 +72,7 @@ def pins(commands, kb: Knowledge) -> dict[str, Located]:
         if not any(tuple(texts[i:i + len(p)]) == p for p in _INSTALLERS for i in range(min(3, len(texts)))):
             continue
         for w in cmd.words:
-            m = _PIN.match(w.text) if w.static else None
+            m = re.match(_PIN, w.text) if w.static else None
             engine = packages.get(_norm(m.group("name"))) if m else None
             if engine and engine not in out:
                 out[engine] = Located(m.group("version"), w.span)

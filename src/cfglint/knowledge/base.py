@@ -12,7 +12,7 @@ from pathlib import Path
 from ..read.safeio import ReadError, read_bytes
 from .bundled import load
 from .bundled import shared
-from .flagregistry import FlagRegistry, compiled_registry, registries
+from .flagregistry import HAND_FILES, FlagRegistry, compiled_registry, hand_registry
 from .releases import ENGINE_LABELS, EngineReleases
 from .hfconfig import FIELDS as CONFIG_FIELDS
 from .hfconfig import facts as config_facts
@@ -305,18 +305,26 @@ class Knowledge:
         return sorted({e["name"] for e in self._accelerators.values()})
 
 
-    @cached_property
-    def hand_registries(self) -> dict[str, FlagRegistry]:
-        """The hand-written flag registries of rules/flags/*.yaml by name (sglang, vllm, trtllm,
+    def hand_registry(self, name: str) -> FlagRegistry | None:
+        """The hand-written flag registry ``name`` of rules/flags/*.yaml (sglang, vllm, trtllm,
         trtllm.disaggregated, dynamo.frontend, dynamo.trtllm, dynamo.sglang, dynamo.vllm): for
         launchers no compiled release data covers, and as overlays of those it covers."""
-        return registries()
+        memo = self._hand
+        if name not in memo:
+            memo[name] = hand_registry(name) if name in HAND_FILES else None
+        return memo[name]
+
+    @cached_property
+    def _hand(self) -> dict:
+        return {}
 
     @cached_property
     def flag_registries(self) -> dict[str, FlagRegistry]:
         """Flag registries by name across every release cfglint holds (see :meth:`registry`):
-        compiled ones where rules/releases/ covers the launcher, else the hand-written ones."""
-        names = set(self.hand_registries)
+        compiled ones where rules/releases/ covers the launcher, else the hand-written ones.
+        Builds them all: for look-ups across launchers (which engine has a flag); a check of one
+        launch uses :meth:`registry`."""
+        names = set(HAND_FILES)
         for engine in RELEASE_ENGINES:
             rel = self.engine_releases(engine)
             names.update(rel.launchers() if rel else ())
@@ -330,7 +338,8 @@ class Knowledge:
             data = shared(f"releases/{engine}.yaml") if engine in RELEASE_ENGINES else None
             parts = ((self.engines.get("releases") or {}).get("line_parts") or {}).get(engine, 2)
             memo[engine] = EngineReleases(engine, data, ENGINE_LABELS.get(engine, engine),
-                                          parts if isinstance(parts, int) else 2) if data else None
+                                          parts if isinstance(parts, int) else 2,
+                                          lambda section: shared(f"releases/{engine}-{section}.yaml")) if data else None
         return memo[engine]
 
     @cached_property
@@ -346,7 +355,7 @@ class Knowledge:
         if key not in memo:
             engine = name.split(".", 1)[0]
             rel = self.engine_releases(engine)
-            hand = self.hand_registries.get(name)
+            hand = self.hand_registry(name)
             if rel is None or rel.launcher(name) is None:
                 memo[key] = hand
             else:

@@ -11,6 +11,7 @@ release, or across every release read (each flag then knows the releases that ha
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -39,9 +40,12 @@ class Resolution:
 def attr(entry: dict, name: str, release: str | None, releases: list[str], default: Any = None) -> Any:
     """The value of ``name`` of a compiled fact at ``release`` (None: the newest release's)."""
     if release is not None:
-        for rng, value in ((entry.get("by_release") or {}).get(name) or {}).items():
-            if release in _expanded(rng, tuple(releases)):
-                return value
+        by = (entry.get("by_release") or {}).get(name)
+        if by:
+            order = releases if isinstance(releases, tuple) else tuple(releases)
+            for rng, value in by.items():
+                if release in _expanded(rng, order):
+                    return value
     return entry.get(name, default)
 
 
@@ -56,11 +60,26 @@ def _expanded(rng: str, releases: tuple[str, ...]) -> frozenset[str]:
 _RANGES: dict[tuple, frozenset[str]] = {}
 
 
+class _LazyOptions(dict):
+    """``option -> releases`` filled on first look-up of each option."""
+
+    def __init__(self, owner: "EngineReleases", launcher: str, memo: dict):
+        super().__init__()
+        self.owner, self.launcher, self.memo = owner, launcher, memo
+
+    def get(self, option, default=None):
+        if option not in self.memo:
+            self.memo[option] = self.owner._option_held(self.launcher, option)
+        return self.memo[option] or default
+
+
 class EngineReleases:
     """The compiled releases of one engine (the data of ``rules/releases/<engine>.yaml``)."""
 
-    def __init__(self, engine: str, data: dict, label: str | None = None, line_parts: int = 2):
+    def __init__(self, engine: str, data: dict, label: str | None = None, line_parts: int = 2, sections=None):
         self.engine = engine
+        # section name -> its data (``env``, ``checks`` live in files of their own, read on first use)
+        self._sections = sections or (lambda name: {})
         self.line_parts = line_parts   # how many numbers name a release line (SGLang 0.5.17: 3; vLLM 0.9: 2)
         self.label = label or engine
         self.data = data if isinstance(data, dict) else {}
@@ -68,12 +87,26 @@ class EngineReleases:
         self.unavailable: dict[str, str] = {str(k): str(v) for k, v in (self.data.get("unavailable") or {}).items()}
 
     # -- which release --------------------------------------------------------------
+    @cached_property
+    def _order(self) -> tuple[str, ...]:
+        return tuple(self.releases)
+
     def holds(self, entry: dict, release: str) -> bool:
         """Whether the fact ``entry`` (with an ``in`` range) holds in ``release``."""
-        return release in _expanded(str(entry.get("in") or ""), tuple(self.releases))
+        return release in _expanded(str(entry.get("in") or ""), self._order)
 
     def in_releases(self, entry: dict) -> list[str]:
-        return [r for r in self.releases if self.holds(entry, r)]
+        """The releases the fact ``entry`` holds in, oldest first."""
+        rng = str(entry.get("in") or "")
+        memo = self._in
+        if rng not in memo:
+            held = _expanded(rng, self._order)
+            memo[rng] = [r for r in self.releases if r in held]
+        return memo[rng]
+
+    @cached_property
+    def _in(self) -> dict[str, list[str]]:
+        return {}
 
     def resolve(self, version: str | None) -> Resolution:
         """The release read that stands for ``version`` (see :class:`Resolution`)."""
@@ -119,35 +152,32 @@ class EngineReleases:
 
     def setting(self, launcher: str, name: str, release: str | None, default: Any = None) -> Any:
         spec = self.launcher(launcher) or {}
-        return attr(spec, name, release, self.releases, default)
+        return attr(spec, name, release, self._order, default)
 
-    def flag_entries(self, launcher: str, release: str | None) -> dict[str, dict]:
+    def flag_entries(self, launcher: str, release: str | None) -> "CompiledFlags":
         """``{flag: entry}`` of ``launcher`` at ``release`` (attributes as that release reads
         them, plus ``releases``: the releases that have the flag), or, with ``release`` None,
-        of every release read (attributes of the newest that has the flag)."""
+        across every release read (attributes of the newest that has the flag, with every
+        spelling and choice any release accepts). A mapping whose entries are made on look-up;
+        :meth:`CompiledFlags.spellings` and :meth:`CompiledFlags.booleans` answer for all
+        flags without making them."""
         key = (launcher, release)
         memo = self._flags
         if key not in memo:
-            out: dict[str, dict] = {}
-            for flag, entry in ((self.launcher(launcher) or {}).get("flags") or {}).items():
-                if not isinstance(entry, dict) or (release is not None and not self.holds(entry, release)):
-                    continue
-                names = set(entry) | set(entry.get("by_release") or {})
-                view = {n: attr(entry, n, release, self.releases) for n in names if n not in ("in", "by_release")}
-                view["releases"] = self.in_releases(entry)
-                if release is None:   # across releases: every spelling and choice any release accepts
-                    for n in ("aliases", "negation", "choices"):
-                        values = [*(entry.get(n) or []), *(v for by in ((entry.get("by_release") or {}).get(n) or {}).values()
-                                                           for v in (by or []))]
-                        if values and (n != "choices" or entry.get("choices")):
-                            view[n] = list(dict.fromkeys(values))
-                out[flag] = view
-            memo[key] = out
+            memo[key] = CompiledFlags(self, (self.launcher(launcher) or {}).get("flags") or {}, release)
         return memo[key]
 
     @cached_property
     def _flags(self) -> dict:
         return {}
+
+    def newest_has(self, launcher: str, flag: str, option: str) -> bool:
+        """Whether the newest release has ``flag`` and ``option`` is one of its spellings there
+        (a flag's attributes in the data are the newest release's when it holds)."""
+        entry = ((self.launcher(launcher) or {}).get("flags") or {}).get(flag)
+        if not isinstance(entry, dict) or not self.releases or not self.holds(entry, self.releases[-1]):
+            return False
+        return option == flag or option in (entry.get("aliases") or ()) or option in (entry.get("negation") or ())
 
     def option_releases(self, launcher: str, option: str) -> list[str]:
         """The releases whose ``launcher`` has ``option`` as a flag, alias or negation (an
@@ -157,42 +187,84 @@ class EngineReleases:
         return [r for r in self.releases if r in held]
 
     def _options(self, launcher: str) -> dict[str, set[str]]:
-        memo = self._option_index
+        """Option string -> releases, computed per option on demand (see :meth:`option_releases`)."""
+        memo = self._option_index.setdefault(launcher, {})
+        return _LazyOptions(self, launcher, memo)
+
+    def _spellings(self, launcher: str) -> dict[str, list[str]]:
+        """Option string -> the flags that have it as name, alias or negation in some release."""
+        memo = self._spelling_index
         if launcher not in memo:
-            index: dict[str, set[str]] = {}
+            index: dict[str, list[str]] = {}
             for flag, entry in ((self.launcher(launcher) or {}).get("flags") or {}).items():
                 if not isinstance(entry, dict):
                     continue
-                held = set(self.in_releases(entry))
-                index.setdefault(flag, set()).update(held)
+                index.setdefault(flag, []).append(flag)
+                by = entry.get("by_release") or {}
                 for name in ("aliases", "negation"):
-                    covered: set[str] = set()
-                    for rng, values in ((entry.get("by_release") or {}).get(name) or {}).items():
-                        rs = held & _expanded(rng, tuple(self.releases))
-                        covered |= rs
-                        for v in values or []:
-                            index.setdefault(v, set()).update(rs)
                     for v in entry.get(name) or []:
-                        index.setdefault(v, set()).update(held - covered)
+                        index.setdefault(v, []).append(flag)
+                    for values in (by.get(name) or {}).values():
+                        for v in values or []:
+                            index.setdefault(v, []).append(flag)
             memo[launcher] = index
         return memo[launcher]
+
+    @cached_property
+    def _spelling_index(self) -> dict:
+        return {}
+
+    def _option_held(self, launcher: str, option: str) -> set[str]:
+        flags = (self.launcher(launcher) or {}).get("flags") or {}
+        out: set[str] = set()
+        for flag in dict.fromkeys(self._spellings(launcher).get(option) or ()):
+            entry = flags[flag]
+            held = set(self.in_releases(entry))
+            if flag == option:
+                out |= held
+                continue
+            by = entry.get("by_release") or {}
+            for name in ("aliases", "negation"):
+                covered: set[str] = set()
+                for rng, values in (by.get(name) or {}).items():
+                    rs = held & _expanded(rng, self._order)
+                    covered |= rs
+                    if option in (values or []):
+                        out |= rs
+                if option in (entry.get(name) or []):
+                    out |= held - covered
+        return out
 
     @cached_property
     def _option_index(self) -> dict:
         return {}
 
     # -- the rest -------------------------------------------------------------------
-    def parsers(self, kind: str) -> dict[str, list[str]]:
-        """Parser name -> the releases whose ``kind`` registry (reasoning, tool) has it."""
-        table = (self.data.get("parsers") or {}).get(kind) or {}
-        return {str(name): versions.expand(rng, self.releases) for name, rng in table.items()}
+    def parsers(self, kind: str) -> "_Parsers":
+        """Parser name -> the releases whose ``kind`` registry (reasoning, tool) has it (a
+        mapping whose values are expanded on look-up)."""
+        return _Parsers((self.data.get("parsers") or {}).get(kind) or {}, self)
+
+    def section(self, name: str) -> Any:
+        """A section of the data: in the main file, or in ``<engine>-<name>.yaml`` (env, checks)."""
+        if name in self.data:
+            return self.data[name]
+        memo = self._section_memo
+        if name not in memo:
+            part = self._sections(name)
+            memo[name] = part.get(name) if isinstance(part, dict) else None
+        return memo[name]
+
+    @cached_property
+    def _section_memo(self) -> dict:
+        return {}
 
     def env(self) -> dict[str, dict]:
-        return {k: v for k, v in (self.data.get("env") or {}).items() if isinstance(v, dict)}
+        return {k: v for k, v in (self.section("env") or {}).items() if isinstance(v, dict)}
 
     def listed(self, section: str, release: str | None) -> list[dict]:
         """``exclusive`` / ``checks`` / ``removed`` facts that hold in ``release`` (None: all)."""
-        facts = self.data.get(section) or []
+        facts = self.section(section) or []
         if isinstance(facts, dict):
             facts = [dict(v, name=k) for k, v in facts.items() if isinstance(v, dict)]
         return [f for f in facts if isinstance(f, dict) and (release is None or self.holds(f, release))]
@@ -200,3 +272,89 @@ class EngineReleases:
     def span(self) -> str:
         """``first-last`` of the releases read."""
         return f"{self.releases[0]}-{self.releases[-1]}" if self.releases else "none"
+
+
+class _Parsers:
+    """A parser table: ``name -> releases``, each range expanded when asked."""
+
+    def __init__(self, table: dict, owner: EngineReleases):
+        self.table, self.owner = table, owner
+
+    def __bool__(self) -> bool:
+        return bool(self.table)
+
+    def get(self, name, default=None):
+        rng = self.table.get(name)
+        return self.owner.in_releases({"in": rng}) if rng is not None else default
+
+    def values(self):
+        return (self.get(n) for n in self.table)
+
+
+class CompiledFlags(Mapping):
+    """A launcher's compiled flags at one release (or across all): entries made when looked up."""
+
+    def __init__(self, owner: EngineReleases, raw: dict, release: str | None):
+        self.owner, self.raw, self.release = owner, raw, release
+        order = owner._order
+        self.names = [f for f, e in raw.items() if isinstance(e, dict)
+                      and (release is None or release in _expanded(str(e.get("in") or ""), order))]
+        self.made: dict[str, dict] = {}
+
+    def _at(self, entry: dict, name: str):
+        """``name`` at the release (union of every release's list for spellings and choices)."""
+        base = entry.get(name)
+        by = (entry.get("by_release") or {}).get(name)
+        if not by:
+            return base
+        if self.release is None:
+            if name in ("aliases", "negation") or (name == "choices" and base):
+                return list(dict.fromkeys([*(base or []), *(v for vs in by.values() for v in (vs or []))]))
+            return base
+        order = self.owner._order
+        for rng, value in by.items():
+            if self.release in _expanded(rng, order):
+                return value
+        return base
+
+    def __getitem__(self, flag: str) -> dict:
+        if flag not in self.made:
+            entry = self.raw.get(flag)
+            if not isinstance(entry, dict) or (self.release is not None and flag not in self._names):
+                raise KeyError(flag)
+            view = {n: v for n, v in entry.items() if n != "in" and n != "by_release"}
+            for n in entry.get("by_release") or ():
+                view[n] = self._at(entry, n)
+            view["releases"] = self.owner.in_releases(entry)
+            self.made[flag] = view
+        return self.made[flag]
+
+    @cached_property
+    def _names(self) -> frozenset[str]:
+        return frozenset(self.names)
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __contains__(self, flag) -> bool:
+        return flag in self._names
+
+    def spellings(self) -> dict[str, str]:
+        """Option string -> flag, for every spelling (name, alias, negation) at the release."""
+        out: dict[str, str] = {}
+        for flag in self.names:
+            entry = self.raw[flag]
+            out.setdefault(flag, flag)
+            for n in ("aliases", "negation"):
+                for o in self._at(entry, n) or ():
+                    out.setdefault(o, flag)
+        return out
+
+    def booleans(self) -> frozenset[str]:
+        """Option strings of flags that take no value (type bool) at the release."""
+        return frozenset(o for flag in self.names if self._at(self.raw[flag], "type") == "bool"
+                         for o in (flag, *(self._at(self.raw[flag], "aliases") or ()),
+                                   *(self._at(self.raw[flag], "negation") or ())))

@@ -11,17 +11,23 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_VERSION = re.compile(r"v?(?P<num>\d+(?:\.\d+)*)(?:(?P<pre>a|b|rc)(?P<pre_n>\d+))?"
-                      r"(?:\.?post(?P<post>\d+))?(?:\.?dev(?P<dev>\d+))?$", re.I)
+_VERSION = r"v?(?P<num>\d+(?:\.\d+)*)(?:(?P<pre>a|b|rc)(?P<pre_n>\d+))?(?:\.?post(?P<post>\d+))?(?:\.?dev(?P<dev>\d+))?$"
 # a version written inside other text: an image tag (v0.10.0, 0.5.17-cu126), a pin (vllm==0.8.4)
-_FIND = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+){0,2}(?:rc\d+)?(?:\.post\d+)?)(?![\w]|\.\d)")
+_FIND = r"(?<![\w.])v?(\d+\.\d+(?:\.\d+){0,2}(?:rc\d+)?(?:\.post\d+)?)(?![\w]|\.\d)"
+_LEADING = r"\s*v?(\d+\.\d+(?:\.\d+){0,2}(?:rc\d+)?(?:\.post\d+)?)(?![\w.])"
+
+
+@lru_cache(maxsize=None)
+def _re(pattern: str) -> re.Pattern:
+    """Patterns compiled on first use (a run whose launches name no release compiles none)."""
+    return re.compile(pattern, re.I if pattern is _VERSION else 0)
 
 
 @lru_cache(maxsize=4096)
 def parse(version: str) -> tuple | None:
     """A sort key for ``version`` (``0.5.0rc2`` < ``0.5.0`` < ``0.5.0.post1`` < ``0.5.1``), or
     None when it is not a release number. A development build sorts before its release."""
-    m = _VERSION.match(version.strip()) if isinstance(version, str) else None
+    m = _re(_VERSION).match(version.strip()) if isinstance(version, str) else None
     if m is None:
         return None
     nums = tuple(int(n) for n in m.group("num").split("."))
@@ -38,23 +44,20 @@ def parse(version: str) -> tuple | None:
 
 def find(text: str) -> str | None:
     """The first release number written in ``text`` (an image tag, a pip pin), without ``v``."""
-    m = _FIND.search(text or "")
+    m = _re(_FIND).search(text or "")
     return m.group(1) if m else None
-
-
-_LEADING = re.compile(r"\s*v?(\d+\.\d+(?:\.\d+){0,2}(?:rc\d+)?(?:\.post\d+)?)(?![\w.])")
 
 
 def leading(text: str) -> str | None:
     """The release number a version text starts with (``0.5.11 DSv4`` -> ``0.5.11``, ``v0.10.0``
     -> ``0.10.0``); None when it starts otherwise (``ROCm 7.2 DSv4 dev``, ``92d37d84``)."""
-    m = _LEADING.match(text or "")
+    m = _re(_LEADING).match(text or "")
     return m.group(1) if m else None
 
 
 def line(version: str, parts: int = 2) -> str:
     """The release line of ``version``: ``0.9.1`` -> ``0.9``; ``1.3.0rc15`` -> ``1.3``."""
-    m = _VERSION.match(version.strip())
+    m = _re(_VERSION).match(version.strip())
     return ".".join(m.group("num").split(".")[:parts]) if m else version
 
 

@@ -9,9 +9,11 @@ A record is what an extractor reads from one release (``launchers`` with their `
 - per launcher, per flag: ``in`` (the releases that have it) and its attributes as the newest of
   them reads them; an attribute with another value in older releases adds
   ``by_release: {attribute: {range: value}}``; launcher-level settings alike;
-- ``env``: the engine's own environment variables, the same way; ``parsers``: per kind (reasoning,
-  tool) each name and its range; ``exclusive``, ``checks``, ``removed``: one entry per fact with
-  its range, the newest release's wording and its ``source`` (file:line in that release).
+- ``env``: the engine's own environment variables, the same way; ``parsers``: per kind
+  (reasoning, tool) each name and its range; ``exclusive``, ``checks``, ``removed``: one entry
+  per fact with its range, the newest release's wording and its ``source`` (file:line in that
+  release). ``env`` and ``checks`` go to files of their own (``<engine>-env.yaml``,
+  ``<engine>-checks.yaml``), read only by the rules that need them.
 
 Line numbers are kept only where they cite a check (a ``source`` of a flag or variable is its
 file, since the line moves with every release and says nothing more). Output is deterministic:
@@ -140,7 +142,9 @@ def merge(engine: str, records: dict[str, dict]) -> dict:
         settings = {r: _strip_lines(_clean({k: v for k, v in spec.items() if k != "flags"})) for r, spec in held.items()}
         entry = _facts(settings, releases)
         entry["flags"] = _named({r: spec for r, spec in held.items()}, [r for r in releases if r in held],
-                                lambda spec: spec.get("flags"))
+                                lambda spec: {f: {k: v for k, v in (e or {}).items()
+                                                  if not (k == "dest" and _dest_is_derived(f, v))}
+                                              for f, e in (spec.get("flags") or {}).items()})
         _rebase(entry["flags"], [r for r in releases if r in held], releases)
         launchers[REGISTRY_NAMES.get(engine, {}).get(name, name)] = entry
     data: dict[str, Any] = {"engine": engine, "releases": releases,
@@ -181,9 +185,28 @@ def dump(data: dict) -> str:
     return HEADER + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=120, allow_unicode=True)
 
 
-def write(engine: str, records: dict[str, dict], out_dir: Path) -> Path:
-    """Merge ``records`` and write ``out_dir/<engine>.yaml``; returns the path."""
-    out = Path(out_dir) / f"{engine}.yaml"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(dump(merge(engine, records)), encoding="utf-8")
-    return out
+# sections written to files of their own (``<engine>-env.yaml``): read only by the rule that needs
+# them, so a run decodes the flags of an engine without its hundreds of variables
+SPLIT = ("env", "checks")
+
+
+def write(engine: str, records: dict[str, dict], out_dir: Path) -> list[Path]:
+    """Merge ``records`` and write ``out_dir/<engine>.yaml`` (releases, launchers, parsers, refused
+    pairs, removed flags) and ``out_dir/<engine>-<section>.yaml`` for each of :data:`SPLIT`;
+    returns the paths."""
+    data = merge(engine, records)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for section in SPLIT:
+        part = {"engine": engine, "releases": data["releases"], section: data.pop(section)}
+        path = out_dir / f"{engine}-{section}.yaml"
+        path.write_text(dump(part), encoding="utf-8")
+        paths.append(path)
+    main = out_dir / f"{engine}.yaml"
+    main.write_text(dump(data), encoding="utf-8")
+    return [main, *paths]
+
+
+def _dest_is_derived(flag: str, dest: Any) -> bool:
+    return isinstance(dest, str) and dest == flag.lstrip("-").replace("-", "_")
