@@ -54,6 +54,15 @@ def _flag_for(ctx: Context, engine: str, name: str, tables: tuple[str, ...], rel
        "rules/releases/dynamo.yaml env (DYN_* reads in components/src/dynamo per release)"))
 def check_engine_variables(ctx: Context):
     seen: set = set()
+    unread: dict[str, list] = {}   # engine label -> variables no release reads, the release not known
+    yield from _variables(ctx, seen, unread)
+    for label, names in unread.items():
+        ctx.not_checked("engine variables (ENV001)",
+                        f"{', '.join(n for n, _ in names)}: read by no {label} release cfglint holds, and the "
+                        f"release the launch runs is not known", names[0][1])
+
+
+def _variables(ctx: Context, seen: set, unread: dict):
     for p in ctx.deployment.processes:
         if p.kind != "engine" and p.kind != "frontend":
             continue
@@ -78,17 +87,15 @@ def check_engine_variables(ctx: Context):
             if entry is None:
                 if engine in NAMED_ONLY:
                     continue
-                import difflib
+                if release is not None:
+                    import difflib
 
-                close = difflib.get_close_matches(name, list(env), n=1, cutoff=0.85)
-                if close or release is not None:
+                    close = difflib.get_close_matches(name, list(env), n=1, cutoff=0.85)
                     yield Finding("ENV001", f"no {data.label} release cfglint holds ({data.span()}) reads {name}"
                                             + (f": did you mean {close[0]}?" if close else ""),
                                   value.span, level="warning")
                 else:   # a build of its own may read it (the release is not known): say it was not checked
-                    ctx.not_checked(f"engine variable {name} (ENV001)",
-                                    f"no {data.label} release cfglint holds reads it, and the release the launch "
-                                    f"runs is not known", value.span)
+                    unread.setdefault(data.label, []).append((name, value.span))
                 continue
             at = release if release is not None else data.releases[-1]
             if at in held:

@@ -64,6 +64,9 @@ class _Bundled:
         """The data of ``rules/<name>`` ({} when the file does not exist), new objects on every call
         (callers add the user's entries to them)."""
         text = self.parts.get(name)
+        if text is None and name in self.parts:   # the part is damaged (its checksum): store the entry anew
+            self.parts = kbcache.store(self.key, {n: parse_data(self.raw(n)) for n in self.paths}) or {}
+            text = self.parts.get(name)
         if text is not None:
             try:
                 return kbcache.decode(text)

@@ -182,6 +182,9 @@ class _Parts(Mapping):
     def __len__(self) -> int:
         return len(self.index)
 
+    def __contains__(self, name) -> bool:   # listed, whether or not its checksum matches
+        return name in self.index
+
 
 def _crc(data: bytes) -> str:
     from zlib import crc32
