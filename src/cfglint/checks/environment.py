@@ -18,7 +18,8 @@ from .base import Context, rule
 # which engine a variable's prefix belongs to; Dynamo's Rust runtime reads DYN_* names no Python
 # source states, so a DYN_* name is never called unknown
 PREFIXES = (("VLLM_", "vllm"), ("SGLANG_", "sglang"), ("SGL_", "sglang"), ("DYN_", "dynamo"))
-NAMED_ONLY = frozenset({"dynamo"})   # engines whose list of variables is not complete
+NAMED_ONLY = frozenset({"dynamo"})
+_PREFIXES = tuple(prefix for prefix, _ in PREFIXES)   # engines whose list of variables is not complete
 
 
 def _engine_of(name: str) -> str | None:
@@ -67,14 +68,18 @@ def _variables(ctx: Context, seen: set, unread: dict):
         if p.kind != "engine" and p.kind != "frontend":
             continue
         engines = engines_of(p.tables)
-        for name, value in p.env.items():
+        env = p.env
+        names = env.names_starting(_PREFIXES) if hasattr(env, "names_starting") else \
+            [k for k in env if k.startswith(_PREFIXES)]
+        for name in names:
+            value = env[name]
             engine = _engine_of(name)
             data = ctx.kb.engine_releases(engine) if engine else None
             if data is None or (name, value.span) in seen:
                 continue
             seen.add((name, value.span))
-            env = data.env()
-            entry = env.get(name)
+            known = data.env()
+            entry = known.get(name)
             held = data.in_releases(entry) if entry else []
             if engine not in engines:
                 labels = [r.label for e in engines if (r := ctx.kb.engine_releases(e)) is not None]
@@ -90,7 +95,7 @@ def _variables(ctx: Context, seen: set, unread: dict):
                 if release is not None:
                     import difflib
 
-                    close = difflib.get_close_matches(name, list(env), n=1, cutoff=0.85)
+                    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.85)
                     yield Finding("ENV001", f"no {data.label} release cfglint holds ({data.span()}) reads {name}"
                                             + (f": did you mean {close[0]}?" if close else ""),
                                   value.span, level="warning")

@@ -75,6 +75,12 @@ def _release_problem(ctx: Context, ref: ParserRef, p) -> str | None:
     held = table.get(name) or table.get(name.lower())
     if held and release in held:
         return None
+    if not held:
+        return None   # in no release read: the registry of rules/parsers.yaml words it (did you mean ...)
+    reg = ctx.kb.registry(ref.registry, release)
+    flag = reg.find(ref.via) if reg is not None and str(ref.via).startswith("-") else None
+    if flag and name in ((reg.flags.get(flag) or {}).get("choices") or ()):
+        return None   # a value the flag takes besides the registry's names (SGLang 'auto')
     shown = versions.leading(launch.resolution.version or "") or release
     where = {"manifest": "the manifest's engine version", "image": "the image tag", "pin": "the pinned package"}.get(
         launch.via, "")

@@ -133,6 +133,13 @@ class _LocatedEnv(Mapping):
     def __len__(self) -> int:
         return len(self.words)
 
+    def names_starting(self, prefixes: tuple[str, ...]) -> list[str]:
+        """The names that start with one of ``prefixes`` (VLLM_, SGLANG_ ...), without listing
+        the whole environment when the shell's export log can answer."""
+        if hasattr(self.words, "names_starting"):
+            return self.words.names_starting(prefixes)
+        return [k for k in self.words if k.startswith(prefixes)]
+
 
 def _flag_table(tables: list[dict]) -> dict[str, str]:
     """Flag name -> canonical setting, from engine tables (the first table that names a flag wins)."""

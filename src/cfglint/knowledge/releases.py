@@ -260,7 +260,11 @@ class EngineReleases:
         return {}
 
     def env(self) -> dict[str, dict]:
-        return {k: v for k, v in (self.section("env") or {}).items() if isinstance(v, dict)}
+        """The engine's environment variables (``<engine>-env.yaml``), decoded on first use."""
+        memo = self._section_memo
+        if "_env" not in memo:
+            memo["_env"] = {k: v for k, v in (self.section("env") or {}).items() if isinstance(v, dict)}
+        return memo["_env"]
 
     def listed(self, section: str, release: str | None) -> list[dict]:
         """``exclusive`` / ``checks`` / ``removed`` facts that hold in ``release`` (None: all)."""
