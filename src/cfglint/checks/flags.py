@@ -101,13 +101,23 @@ def _unknown_message(ctx: Context, arg: Arg, regs: list[FlagRegistry], suggest: 
 
 
 @rule("FLG001", "unknown-flag", "error",
-      "A flag the launcher does not have (misspelled, another engine's, or removed).",
+      "A flag the launcher does not have at the release the launch runs (misspelled, another engine's, removed, or newer).",
       "Each launcher parses its own flags: SGLang (argparse, unique abbreviations allowed, no "
       "underscore spellings), vLLM (underscores accepted for dashes), trtllm-serve (click), "
-      "Dynamo's frontend and workers. An unknown flag stops the launch, on the GPUs, after the "
-      "container has pulled; flags from another engine (--enable-reasoning is vLLM's) are a "
-      "common slip when a configuration is ported.",
-      ("rules/flags/*.yaml: flag registries read from each engine's argument parser (versions and commits recorded there)",))
+      "Dynamo's frontend and workers, and each release has its own set. An unknown flag stops the "
+      "launch, on the GPUs, after the container has pulled. The release a launch runs is the "
+      "manifest's engine.version (engine.orchestrator_version for Dynamo), else the release in the "
+      "container image's tag (vllm/vllm-openai:v0.10.0), else a pinned package (pip install "
+      "vllm==0.8.4): a flag that release does not have is an error naming the releases that have "
+      "it (added in, removed in, its replacement). With no release known the newest release read is "
+      "assumed: a flag in no release is an error, one the newest no longer has is a warning naming "
+      "the releases that have it, and COV001 says which releases the launch's flags fit. A release "
+      "beyond the data (newer, older, a build such as '0.5.11 DSv4') makes an unknown flag a warning.",
+      ("rules/releases/{vllm,sglang,dynamo}.yaml: every release's flags, compiled from the engines' "
+       "published packages by `python -m cfglint.knowledge.build engines` (inputs in "
+       "rules/releases/inputs.yaml)",
+       "rules/flags/*.yaml: hand-written notes, replacement hints and other engines' spellings; "
+       "TensorRT-LLM's flags (no release of it is on PyPI)"))
 def check_unknown_flags(ctx: Context):
     suggest = _Suggester()
     for p in ctx.deployment.processes:
@@ -117,6 +127,7 @@ def check_unknown_flags(ctx: Context):
         across = _registries(ctx, p, across=True)
         pinned = {r.name: p.releases.get(r.name.split(".", 1)[0]) for r in regs}
         loose: dict[str, list[tuple[Arg, str, list[str]]]] = {}   # engine -> flags of some releases only
+        deprecated: list[Finding] = []
         for arg in p.args:
             found = _lookup(regs, arg.name)
             if found is None:
@@ -126,9 +137,9 @@ def check_unknown_flags(ctx: Context):
             entry = r.flags.get(primary) or {}
             if entry.get("warn_deprecated") and entry.get("replacement"):
                 # accepted for compatibility: the launch works, with a warning at start
-                yield Finding("FLG001", f"{LABEL.get(r.name, r.name)}: {arg.name}{_where(arg)} is deprecated "
-                                        f"(\"{entry['deprecated']}\"; still accepted); use {entry['replacement']}",
-                              arg.span, level="warning")
+                deprecated.append(Finding("FLG001", f"{LABEL.get(r.name, r.name)}: {arg.name}{_where(arg)} is deprecated "
+                                                    f"(\"{entry['deprecated']}\"; still accepted); use {entry['replacement']}",
+                                          arg.span, level="warning"))
             launch = pinned.get(r.name)
             if r.compiled and launch is not None and launch.release is None and entry.get("releases"):
                 data = ctx.kb.engine_releases(launch.engine)
@@ -140,8 +151,13 @@ def check_unknown_flags(ctx: Context):
                     # an alias in some releases may be an accepted abbreviation in others (SGLang --tp)
                     held = [x for x in data.releases if x in held or ctx.kb.registry(r.name, x).find(arg.name)]
                 loose.setdefault(launch.engine, []).append((arg, r.name, held))
+        stale: list[Finding] = []
         for engine, held in loose.items():
-            yield from _release_fit(ctx, p, engine, held)
+            stale.extend(_release_fit(ctx, p, engine, held))
+        # one finding per flag: a flag the newest release dropped says so, whatever else it is
+        spans = {f.span for f in stale}
+        yield from (f for f in deprecated if f.span not in spans)
+        yield from stale
 
 
 def _not_found(ctx: Context, p: Process, arg: Arg, regs: list[FlagRegistry], across: list[FlagRegistry] | None,
@@ -255,7 +271,9 @@ def _release_fit(ctx: Context, p: Process, engine: str, held: list[tuple[Arg, st
         text = (f"{arg.name}{_where(arg)} is a {LABEL.get(reg, reg)} flag of {versions.ranges(rs, data.releases)} "
                 f"({_history(ctx, engine, rs, newest, short=True)}): {why}, and the newest release, {newest}, does not "
                 f"have it")
-        hint = _replacement([ctx.kb.registry(reg)], arg.name)
+        registry = ctx.kb.registry(reg)
+        primary = registry.find(arg.name) if registry is not None else None
+        hint = _replacement([registry], arg.name) or (registry.flags.get(primary) or {}).get("replacement") if primary else None
         yield Finding("FLG001", text + (_advice(hint) if hint else ""), arg.span, level="warning")
     common = set(data.releases)
     for _arg, _reg, rs in held:
