@@ -21,8 +21,9 @@ def _manifest(spec: dict) -> str:
     doc = {
         "schema_version": 1, "submitter": "bug report", "model": spec["model"], "precision": spec["precision"],
         "system": {"accelerator": spec["accelerator"], "accelerators_total": spec["gpus"]},
-        "engine": {"name": spec["engine"]},
+        "engine": {"name": spec["engine"], **({"version": str(spec["version"])} if spec.get("version") else {})},
         "serving": {"mode": "aggregated", "roles": [roles]},
+        **({"speculative_decoding": spec["speculative"]} if spec.get("speculative") else {}),
         "accelerators_used": spec["gpus"], "files": {"launch": ["run.sh"]},
     }
     return yaml.safe_dump(doc, sort_keys=False)

@@ -17,7 +17,7 @@ PRIVATE = {
     "issue number": re.compile(r"\bissues?\s*#?\s*\d+", re.I),
     "design note": re.compile(r"DESIGN"),
     "seeds directory": re.compile(r"seeds?/", re.I),
-    "seed document": re.compile(r"(?<![-\w])seeds?(?![-\w])", re.I),   # not --seed, seed_oss, Seed-OSS
+    "seed document": re.compile(r"(?<![-\w.])seeds?(?![-\w])", re.I),   # not --seed, seed_oss, Seed-OSS, Config.seed
     "seed file name": re.compile(r"\b\d{3}_[0-9a-f]{16}\b"),
 }
 
@@ -39,7 +39,8 @@ def test_the_patterns_catch_each_kind(text, kind):
 
 
 @pytest.mark.parametrize("text", ["--seed:", "--random-seed:", "seed_oss: {families: [seed-oss]}",
-                                  "https://github.com/vllm-project/vllm/issues/50708", "Seed-OSS-36B"])
+                                  "https://github.com/vllm-project/vllm/issues/50708", "Seed-OSS-36B",
+                                  "field: ModelConfig.seed"])
 def test_the_patterns_leave_flag_names_and_public_issue_urls(text):
     assert not any(p.search(text) for p in PRIVATE.values())
 

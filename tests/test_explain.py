@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from support import EXAMPLES, ROOT, copy_submission, position, replace_once, shared
+from support import ROOT, copy_submission, position, replace_once, shared
 
 CFGLINT = str(Path(sys.executable).parent / "cfglint")
 SCHEMA = json.loads((ROOT / "schemas" / "cfglint-explain.schema.json").read_text(encoding="utf-8"))

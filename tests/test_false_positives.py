@@ -44,9 +44,20 @@ def test_removed_vllm_eplb_flag_names_eplb_config(tmp_path):
     replace_once(d / "run.sh", "--enable-expert-parallel", "--enable-expert-parallel --enable-eplb --num-redundant-experts 32")
     text = (d / "run.sh").read_text()
     found = only(lint(d), "FLG001")
+    # no release declared: the newest is assumed; the flag is of 0.9.2..0.11.2 only (rules/releases/vllm.yaml)
     assert len(found) == 1 and found[0][2:4] == position(text, "--num-redundant-experts")
-    assert "no longer accepts --num-redundant-experts" in found[0][4]
+    assert "--num-redundant-experts is a vLLM flag of 0.9.2..0.11.2 (removed in 0.12.0)" in found[0][4]
     assert "--eplb-config '{\"num_redundant_experts\": N}'" in found[0][4]
+    assert [x[0] for x in _levels(d, "FLG001")] == ["warning"]
+    # the release that has it: clean; one that has it no longer: an error naming the releases
+    replace_once(d / "submission.yaml", "  name: vllm\n", "  name: vllm\n  version: \"0.11.2\"\n")
+    # (the recipe's --language-model-only is of 0.17.1 on: at 0.11.2 that one is the error)
+    assert [f[4] for f in only(lint(d), "FLG001")] == [
+        "vLLM 0.11.2 (the manifest's engine version) has no --language-model-only; added in 0.17.1"]
+    replace_once(d / "submission.yaml", 'version: "0.11.2"', 'version: "0.17.1"')
+    (f,) = only(lint(d), "FLG001")
+    assert "vLLM 0.17.1 (the manifest's engine version) has no --num-redundant-experts; removed in 0.12.0" in f[4]
+    assert [x[0] for x in _levels(d, "FLG001")] == ["error"]
     replace_once(d / "run.sh", "--num-redundant-experts 32", "--eplb-config '{\"num_redundant_experts\": 32}'")
     assert only(lint(d), "FLG001") == []
 

@@ -86,17 +86,19 @@ def test_flg001_vllm_and_dynamo_registries(tmp_path):
     # line 1: underscores, 'auto', -O3, dotted JSON keys are all vLLM's; line 3: --extra-engine-arg is a
     # unique abbreviation dynamo.trtllm's argparse accepts, --trtllm.* its dynamic prefix
     assert [(r, line) for r, line, _ in found] == [("FLG001", 2), ("FLG001", 4)]
-    assert found[0][2].startswith("vLLM no longer accepts --enable-reasoning; use --reasoning-parser")
+    # no release declared: the newest (0.33.0) is assumed, which no longer has --enable-reasoning
+    assert found[0][2].startswith("--enable-reasoning is a vLLM flag of 0.7.3..0.9.2 (removed in 0.10.0)")
+    assert found[0][2].endswith("use --reasoning-parser <name> alone (--enable-reasoning was deprecated in vLLM 0.9.0 and removed)")
     assert found[1][2].startswith("trtllm-serve has no flag --tool-parser: did you mean --tool_parser?")
 
 
 def test_flg001_flag_missing_from_the_declared_engine_version(tmp_path):
-    # GLM-5.2 on SGLang 0.5.17; --prefill-decode-interval only exists in 0.5.23 (rules/flags/sglang.yaml)
+    # GLM-5.2 on SGLang 0.5.17; --prefill-decode-interval exists from 0.5.19 (rules/releases/sglang.yaml)
     d = copy_submission(GLM_EAGLE, tmp_path)
     line = replace_once(d / "run.sh", "--enable-cache-report", "--enable-cache-report --prefill-decode-interval 4")
     found = only(lint(d), "FLG001")
     assert [(f[1], f[2]) for f in found] == [("run.sh", line)]
-    assert "SGLang 0.5.17 (the manifest's engine version) has no --prefill-decode-interval; it exists in 0.5.23" in found[0][4]
+    assert "SGLang 0.5.17 (the manifest's engine version) has no --prefill-decode-interval; added in 0.5.19" in found[0][4]
     replace_once(d / "submission.yaml", 'version: "0.5.17"', 'version: "0.5.23"')
     # 0.5.23 has --prefill-decode-interval, but dropped the published --cuda-graph-max-bs key
     found = only(lint(d), "FLG001")

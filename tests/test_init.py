@@ -265,21 +265,42 @@ def test_new_manifest_lints_like_the_published_one_once_filled_in(rel, tmp_path,
     assert not [x for x in lint(d) if x[1] == "submission.yaml" and x[0] != "COV001"]
 
 
+def _resolvers() -> dict:
+    import yaml
+
+    return {k: list(v) for k, v in yaml.resolver.Resolver.yaml_implicit_resolvers.items()}
+
+
 @pytest.fixture(scope="module")
 def yamllint_default():
+    """yamllint's default rules, and a runner that lends yamllint its YAML resolvers only while it
+    runs: importing yamllint adds a YAML 1.2 octal resolver to PyYAML's Resolver class for good
+    (yamllint/rules/quoted_strings.py), which every later test in the process would parse with."""
+    import yaml
+
+    before = _resolvers()
+    from yamllint import linter
     from yamllint.config import YamlLintConfig
 
-    return YamlLintConfig("extends: default")
+    theirs = _resolvers()
+    yaml.resolver.Resolver.yaml_implicit_resolvers = before
+
+    def run_yamllint(text: str) -> list:
+        yaml.resolver.Resolver.yaml_implicit_resolvers = theirs
+        try:
+            return list(linter.run(text, YamlLintConfig("extends: default")))
+        finally:
+            yaml.resolver.Resolver.yaml_implicit_resolvers = before
+
+    return run_yamllint
 
 
 @pytest.mark.parametrize("rel", ALL)
 def test_new_manifest_passes_yamllint_default_rules(rel, tmp_path, kb, yamllint_default):
     # submission repositories run yamllint in pre-commit: a new manifest adds no error and no
     # warning (a document start, two spaces before a comment, lines within 80 columns)
-    from yamllint import linter
-
     def problems(text: str) -> list[str]:
-        return [f"{p.line}:{p.column} {p.level} {p.desc} ({p.rule})" for p in linter.run(text, yamllint_default)]
+        return [f"{p.line}:{p.column} {p.level} {p.desc} ({p.rule})" for p in yamllint_default(text)]
 
     text = run(str(_without_manifest(rel, tmp_path)), kb).after
     assert "FILL IN" in text

@@ -260,7 +260,11 @@ def test_dynamo_is_prefill_worker_is_a_deprecation_warning_with_its_replacement(
     result = lint_paths([str(sub)])
     flg = [f for f in result.findings if f.rule_id == "FLG001"]
     assert [(f.span.line, f.span.col, f.level) for f in flg] == [(line, position(text, "--is-prefill-worker")[1], "warning")]
-    assert "deprecated" in flg[0].message and "use --disaggregation-mode prefill" in flg[0].message
+    # one finding: the newest release (1.6.1) no longer has it (Dynamo 0.4.1..1.3.1 deprecated it) and its replacement
+    assert "0.4.1..1.3.1 (removed in 1.4.2)" in flg[0].message and "use --disaggregation-mode prefill" in flg[0].message
+    replace_once(sub / "launch_server.sh", "python3 -m dynamo.vllm", "pip install ai-dynamo==1.3.1\npython3 -m dynamo.vllm")
+    flg = [f for f in lint_paths([str(sub)]).findings if f.rule_id == "FLG001"]
+    assert [f.level for f in flg] == ["warning"] and "deprecated" in flg[0].message   # 1.3.1: accepted, deprecated
 
 
 def test_dynamo_disaggregation_mode_is_the_replacement(tmp_path):

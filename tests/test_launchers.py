@@ -236,7 +236,7 @@ WRAPPED = {
     "mpirun": "mpirun --allow-run-as-root -np 1 -N 1 -H node1:1 -x NCCL_DEBUG=INFO --map-by ppr:1:node "
               "--mca btl tcp,self \\\n  python3 -m sglang.launch_server",
     "mpiexec": "mpiexec -n 1 -ppn 1 -hosts node1 -genv NCCL_DEBUG INFO \\\n  python3 -m sglang.launch_server",
-    "env-nohup": "env -u CUDA_VISIBLE_DEVICES -i PATH=/usr/bin SGLANG_X=1 nohup timeout -k 5 3600 \\\n  sglang serve",
+    "env-nohup": "env -u CUDA_VISIBLE_DEVICES -i PATH=/usr/bin SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION=4096 nohup timeout -k 5 3600 \\\n  sglang serve",
     "bash-c": "docker run --gpus all --ipc=host lmsysorg/sglang:kimi-k3 \\\n  bash -lc \"cd /sgl-workspace && sglang serve",
 }
 

@@ -8,15 +8,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 
 from cfglint.model import Finding, Span
 from cfglint.output.markdown import MAX_BYTES, cell, markdown
 from support import ROOT, copy_submission, shared
 
 CFGLINT = str(Path(sys.executable).parent / "cfglint")
+# the findings the bundled examples have, each justified (tests/golden/examples.yaml)
+GOLDEN = Counter(e["rule"] for e in yaml.safe_load((ROOT / "tests" / "golden" / "examples.yaml").read_text(encoding="utf-8")))
 KIMI = "nvidia/kimi-k3/gb300-dynamo-sglang-tp8-ep8-dspark7-replayssm-1p1d-mooncake-hicache-r1-v1"
 
 
@@ -37,7 +41,7 @@ def test_one_run_writes_every_report_as_separate_runs_would(tmp_path):
     text = md.read_text()
     assert text.startswith("## cfglint\n")
     rows = [line for line in text.splitlines() if line.startswith(("| error |", "| warning |", "| note |"))]
-    assert len(rows) == len(findings) == 30
+    assert len(rows) == len(findings) == sum(GOLDEN.values()) == 51
     first = findings[0]
     assert rows[0].startswith(f"| {first['level']} | [{first['rule']}](https://github.com/cfglint/cfglint/blob/main/"
                               f"docs/rules/{first['rule']}.md) | {cell(first['path'])}:{first['line']}:{first['column']} |")
@@ -62,14 +66,16 @@ def test_format_and_output_combinations_are_checked(tmp_path):
 def test_statistics_counts_findings_per_rule():
     proc = _run("check", "examples/submissions", "--statistics")
     assert proc.returncode == 1
-    assert proc.stdout.splitlines() == ["24  COV001      not-checked (note)",
+    assert proc.stdout.splitlines() == ["26  COV001      not-checked (note)",
+                                        "17  ENV001      engine-variable (warning)",
                                         " 4  RED001  [*] unredacted-host-path (error)",
+                                        " 2  FLG001      unknown-flag (warning)",
                                         " 2  TOP003      multi-node-placement (error)"]
-    assert "cfglint: 30 finding(s)" in proc.stderr
+    assert "cfglint: 51 finding(s)" in proc.stderr
     rows = json.loads(_run("check", "examples/submissions", "--statistics", "-f", "json").stdout)
-    assert rows[1] == {"rule": "RED001", "name": "unredacted-host-path", "level": "error", "count": 4, "fixable": 4,
+    assert rows[2] == {"rule": "RED001", "name": "unredacted-host-path", "level": "error", "count": 4, "fixable": 4,
                        "unsafe_fixable": 0}
-    assert sum(r["count"] for r in rows) == 30
+    assert {r["rule"]: r["count"] for r in rows} == GOLDEN
     assert _run("check", "examples/submissions", "--statistics", "-f", "sarif").returncode == 2
 
 

@@ -87,16 +87,25 @@ def test_nothing_outside_the_workspace_is_linted(tmp_path):
 def test_flag_help_shows_type_choices_default_and_releases_from_the_registries():
     regs = knowledge().flag_registries
     sg = flag_help(regs["sglang"], "--moe-runner-backend")
-    assert "Choices: `auto`" in sg and "`marlin`" in sg and "Only in 0.5.23: `flashinfer_megamoe`" in sg
-    assert "Accepted by SGLang 0.5.17, 0.5.23" in sg and "Source: sgl-project/sglang" in sg
+    # across every release held: the choices of each, the releases that have the flag, its file
+    assert "Choices: `auto`" in sg and "`marlin`" in sg and "Only in 0.5.20..0.5.23: `flashinfer_megamoe`" in sg
+    assert "Only in 0.5.12.post1..0.5.23: `marlin`" in sg
+    assert "Accepted by SGLang 0.5.1.post3..0.5.23" in sg
+    assert "Source: sglang/srt/arg_groups/fields/exec_.py in the released package (rules/releases/sglang.yaml)" in sg
+    # at one release: that release's choices only
+    at = flag_help(knowledge().registry("sglang", "0.5.11"), "--moe-runner-backend")
+    assert "`aiter`" in at and "`marlin`" not in at and "Only in" not in at
     vl = flag_help(regs["vllm"], "--tensor_parallel_size", "--tensor_parallel_size")
     assert vl.startswith("**--tensor-parallel-size** (written `--tensor_parallel_size`): vLLM flag")
-    assert "Accepted by vLLM 0.33.0" in vl
+    assert "Accepted by vLLM 0.6.2..0.33.0" in vl
     tr = flag_help(regs["trtllm"], "--port")
     assert "Default: `8000`" in tr and "Accepted by trtllm-serve 1.2-1.3" in tr
     dy = flag_help(regs["dynamo.frontend"], "--namespace")
-    assert "`DYN_NAMESPACE`" in dy and "Accepted by Dynamo frontend 1.6.1" in dy
-    gone = flag_help(regs["sglang"], "--enable-ep-moe")
+    assert "`DYN_NAMESPACE`" in dy and "Accepted by Dynamo frontend 0.5.1..1.6.1" in dy
+    # a flag of older releases: where it was, and at a release without it, what replaces it
+    old = flag_help(regs["sglang"], "--enable-ep-moe")
+    assert "Accepted by SGLang 0.4.0.post2..0.5.3.post3\n" in old and "Replacement: `--ep-size`" in old
+    gone = flag_help(knowledge().registry("sglang", "0.5.17"), "--enable-ep-moe")
     assert "removed from SGLang; use `--ep-size <same value as --tp-size>`" in gone
     assert flag_help(regs["sglang"], "--no-such-flag-at-all") is None
 

@@ -46,20 +46,24 @@ def test_a_leaking_script_outside_submissions_is_reported_in_a_directory_run(tmp
     assert by_dir == by_file == [("RED001", "download.sh", 1, 52)]
 
 
-def test_flags_of_another_release_are_a_warning_and_a_gap(tmp_path):
+def test_a_flag_of_other_releases_is_an_error_at_the_release_the_launch_runs(tmp_path):
+    # issue example: --enable-reasoning, deprecated in vLLM 0.9.0 and removed after: fine on 0.8.5
+    # (read as 0.8.5.post1, the 0.8 line's release cfglint holds), an error naming the releases on 0.33.0
     d = copy_submission(DSV32_VLLM, tmp_path)
     replace_once(d / "submission.yaml", "  name: vllm\n", "  name: vllm\n  version: \"0.8.5\"\n")
     line = replace_once(d / "run.sh", "--enable-auto-tool-choice", "--enable-auto-tool-choice --enable-reasoning")
-    found = lint(d, coverage=True)
-    flg = only(found, "FLG001")
-    assert [(f[2], f[3]) for f in flg] == [(line, 30)]
-    assert "the manifest declares 0.8.5" in flg[0][4]
-    result = lint_paths([str(d)])
-    assert [f.level for f in result.findings if f.rule_id == "FLG001"] == ["warning"]
-    assert "flag names of vLLM 0.8.5" in only(found, "COV001")[0][4]
-    # the release cfglint holds: an unknown flag is an error
+    assert [f for f in only(lint(d), "FLG001") if f[2] == line] == []
     replace_once(d / "submission.yaml", "version: \"0.8.5\"", "version: \"0.33.0\"")
-    assert [f.level for f in lint_paths([str(d)]).findings if f.rule_id == "FLG001"] == ["error"]
+    flg = [f for f in lint_paths([str(d)]).findings if f.rule_id == "FLG001" and f.span.line == line]
+    assert [(f.level, f.span.col) for f in flg] == [("error", 30)]
+    assert "vLLM 0.33.0 (the manifest's engine version) has no --enable-reasoning; removed in 0.10.0" in flg[0].message
+    # a release newer than the data: an unknown flag is a warning, and COV001 says why
+    replace_once(d / "submission.yaml", "version: \"0.33.0\"", "version: \"0.40.0\"")
+    replace_once(d / "run.sh", "--enable-reasoning", "--enable-reasoning-v9")
+    found = lint(d, coverage=True)
+    flg = [f for f in lint_paths([str(d)]).findings if f.rule_id == "FLG001" and f.span.line == line]
+    assert [f.level for f in flg] == ["warning"] and "in no release cfglint holds" in flg[0].message
+    assert "vLLM 0.40.0 is newer than the releases cfglint holds (0.6.2-0.33.0)" in only(found, "COV001")[0][4]
 
 
 def test_r1_reasoning_parser_on_qwen3_is_a_warning_with_the_reason(tmp_path):

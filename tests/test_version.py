@@ -1,5 +1,5 @@
 """`cfglint --version` names the distribution, the knowledge's date and the engine releases whose
-flag lists cfglint holds (read from rules/, never written in code), and the SARIF report carries
+flags cfglint holds (read from rules/releases/ and rules/flags/, never written in code), and the SARIF report carries
 the same in tool.driver.properties, so a report can say what it was checked against."""
 
 from __future__ import annotations
@@ -35,30 +35,32 @@ def test_version_names_distribution_date_and_engine_releases():
     assert first == f"cfglint {cfglint.__version__} (cfglint-serving)"
     about = yaml.safe_load((RULES / "about.yaml").read_text())
     assert second.startswith(f"knowledge {about['knowledge_date']}; engine flags: ")
-    # each flag file's releases, as the file records them
-    sglang = yaml.safe_load((RULES / "flags" / "sglang.yaml").read_text())["versions"]
-    vllm = yaml.safe_load((RULES / "flags" / "vllm.yaml").read_text())["version"]
-    dynamo = yaml.safe_load((RULES / "flags" / "dynamo.yaml").read_text())["version"]
+    # the compiled engines: first and last release read and how many (rules/releases/<engine>.yaml);
+    # TensorRT-LLM: the hand file's release line (no release of it is on PyPI)
+    for engine, label in (("vllm", "vLLM"), ("sglang", "SGLang"), ("dynamo", "NVIDIA Dynamo")):
+        releases = yaml.safe_load((RULES / "releases" / f"{engine}.yaml").read_text())["releases"]
+        assert f"{label} {releases[0]}-{releases[-1]} ({len(releases)} releases)" in second, (label, second)
     trtllm = yaml.safe_load((RULES / "flags" / "trtllm.yaml").read_text())["release_line"]
-    for shown in (f"SGLang {', '.join(sglang)}", f"vLLM {vllm}", f"NVIDIA Dynamo {dynamo}", f"TensorRT-LLM {trtllm}"):
-        assert shown in second, (shown, second)
+    assert f"TensorRT-LLM {trtllm}" in second
 
 
 def test_version_follows_the_data(tmp_path, monkeypatch):
-    # A knowledge update (a new vLLM flag list, a new date) shows in --version with no code change.
+    # A knowledge update (a newly compiled vLLM release, a new date) shows in --version with no code change.
     rules = tmp_path / "rules"
     shutil.copytree(RULES, rules)
-    vllm = rules / "flags" / "vllm.yaml"
+    vllm = rules / "releases" / "vllm.yaml"
     text = vllm.read_text()
-    old = re.search(r'^version: "([^"]+)"$', text, re.M).group(1)
-    vllm.write_text(text.replace(f'version: "{old}"', 'version: "9.9.9"', 1))
+    newest = yaml.safe_load(text)["releases"][-1]
+    vllm.write_text(re.sub(r"^releases: \[", "releases: [0.5.0, ", text, count=1, flags=re.M))
     about = rules / "about.yaml"
     about.write_text(re.sub(r'knowledge_date: "[^"]+"', 'knowledge_date: "2030-01-31"', about.read_text()))
+    for name in ("dynamo.yaml", "dynamo-env.yaml", "dynamo-checks.yaml"):
+        (rules / "releases" / name).unlink()
     (rules / "flags" / "dynamo.yaml").unlink()
     monkeypatch.setattr(knowledge.bundled, "data_dir", lambda name: rules if name == "rules" else ROOT / name)
     _, second = _version_lines()
     assert second.startswith("knowledge 2030-01-31; ")
-    assert "vLLM 9.9.9" in second and f"vLLM {old}" not in second
+    assert f"vLLM 0.5.0-{newest}" in second
     assert "Dynamo" not in second
 
 
@@ -98,12 +100,12 @@ def test_sarif_driver_names_what_it_was_checked_against(tmp_path):
     assert all(props["engineFlagReleases"].values())
 
 
-@pytest.mark.parametrize("bad", ["versions: {a: 1}\n", "versions: [{a: 1}]\n"])
+@pytest.mark.parametrize("bad", ["releases: {a: 1}\n", "releases: [{a: 1}]\n"])
 def test_malformed_release_field_is_left_out(tmp_path, monkeypatch, bad):
     rules = tmp_path / "rules"
     shutil.copytree(RULES, rules)
-    sg = rules / "flags" / "sglang.yaml"
-    sg.write_text(re.sub(r"^versions: .*\n", bad, sg.read_text(), count=1, flags=re.M))
+    sg = rules / "releases" / "sglang.yaml"
+    sg.write_text(re.sub(r"^releases: .*\n(  .*\n)*", bad, sg.read_text(), count=1, flags=re.M))
     monkeypatch.setattr(knowledge.bundled, "data_dir", lambda name: rules if name == "rules" else ROOT / name)
     cov = knowledge.coverage()
     assert "sglang" not in cov["engines"] and "vllm" in cov["engines"]

@@ -27,7 +27,9 @@ from support import DEEP
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "submissions"
-PIP_ENV = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+# without PYTHONPATH: the installed wheel must import itself, not a source tree the caller points at
+PIP_ENV = {k: v for k, v in dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1").items()
+           if k != "PYTHONPATH"}
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 STEM = f"{PROJECT['name'].replace('-', '_')}-{PROJECT['version']}"   # cfglint_serving-0.1.0
 
@@ -107,8 +109,8 @@ def test_installed_version_names_the_same_knowledge(venv, cfglint_exe, tmp_path)
     assert installed.startswith(f"cfglint {PROJECT['version']} (cfglint-serving)\nknowledge 20"), installed
 
 
-def _findings(cfglint: Path, cwd: Path) -> list[tuple]:
-    proc = subprocess.run([str(cfglint), "check", str(EXAMPLES), "--format", "json"], cwd=cwd,
+def _findings(cfglint: Path, cwd: Path, env: dict | None = None) -> list[tuple]:
+    proc = subprocess.run([str(cfglint), "check", str(EXAMPLES), "--format", "json"], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode in (0, 1), f"{cfglint} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     report = json.loads(proc.stdout)
@@ -119,7 +121,7 @@ def _findings(cfglint: Path, cwd: Path) -> list[tuple]:
 
 def test_installed_wheel_lints_the_examples_as_the_source_tree_does(venv, cfglint_exe, tmp_path):
     # Same absolute path argument and working directory, so the reported paths are comparable.
-    installed = _findings(venv / "cfglint", tmp_path)
+    installed = _findings(venv / "cfglint", tmp_path, PIP_ENV)
     source = _findings(cfglint_exe, tmp_path)
     assert installed == source
     assert {f[0] for f in installed} >= {"RED001", "TOP003", "COV001"}  # the examples' known findings

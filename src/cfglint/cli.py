@@ -684,6 +684,27 @@ def language_server() -> None:
     serve()
 
 
+@main.command("flags")
+@click.argument("engine", type=click.Choice(["vllm", "sglang", "dynamo"]))
+@click.option("--has", "option", metavar="FLAG", default=None,
+              help="Which releases have FLAG (--swap-space or swap-space), in which launcher, and what it is there.")
+def flags_lookup(engine: str, option: str | None) -> None:
+    """The releases cfglint holds of ENGINE, or (--has) which of them accept a flag. Exit 1 when
+    no release has the flag."""
+    from .knowledge import knowledge
+    from .knowledge.flaginfo import describe, flag_info
+    from .output.neutral import neutralize
+
+    kb = knowledge()
+    data = kb.engine_releases(engine)
+    if option is None:
+        click.echo(f"{data.label}: {len(data.releases)} releases ({', '.join(data.releases)}); "
+                   f"launchers: {', '.join(data.launchers())}")
+        return
+    click.echo(neutralize(describe(kb, engine, option), keep_newlines=True))
+    sys.exit(0 if flag_info(kb, engine, option) else 1)
+
+
 @main.command("rules")
 def list_rules() -> None:
     """List every rule: id, name, default level, summary."""

@@ -21,6 +21,8 @@ def all_rules() -> dict[str, Rule]:
                    host_paths, image, io, k8s, kernels, memory, nodes, parsers, secrets, speculative, topology)
     from . import capacity  # noqa: F401  (MEM001)
     from . import configuration  # noqa: F401  (CFG001, reported while configurations are read)
+    from . import engine_rules  # noqa: F401  (FLG004, FLG005)
+    from . import environment  # noqa: F401  (ENV001)
     from . import k8s_schema  # noqa: F401  (K8S004, Kubernetes objects against their schemas)
 
     return dict(sorted(REGISTRY.items()))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..deploy.extract import Arg, Process
-from ..knowledge import FlagRegistry
+from ..knowledge import FlagRegistry, versions
 from ..knowledge.flaghelp import LABELS
 from ..model import Finding
 from .base import Context, here, rule
@@ -20,11 +20,18 @@ _MODEL_FLAG = re.compile(r"^--(.*[-_])?(model|model[-_]path|model[-_]dir|tokeniz
 _HUMAN_INT = re.compile(r"-?\d+(\.\d+)?\s*([kKmMgGtT]i?[bB]?)?")
 
 
-def _registries(ctx: Context, p: Process) -> list[FlagRegistry] | None:
-    regs = ctx.kb.flag_registries
-    if not p.tables or any(t not in regs for t in p.tables):
-        return None  # no data for this launcher: nothing to say
-    return [regs[t] for t in p.tables]
+def _registries(ctx: Context, p: Process, across: bool = False) -> list[FlagRegistry] | None:
+    """The flag registries of ``p``'s launcher at the releases it runs (deploy/release.py), or
+    across every release held where its release is not one cfglint read (or ``across``)."""
+    regs = []
+    for t in p.tables:
+        launch = p.releases.get(t.split(".", 1)[0])
+        release = None if across or launch is None else launch.release
+        reg = ctx.kb.registry(t, release)
+        if reg is None:
+            return None  # no data for this launcher: nothing to say
+        regs.append(reg)
+    return regs or None
 
 
 def _lookup(regs: list[FlagRegistry], option: str) -> tuple[FlagRegistry, str] | None:
@@ -93,51 +100,187 @@ def _unknown_message(ctx: Context, arg: Arg, regs: list[FlagRegistry], suggest: 
 
 
 @rule("FLG001", "unknown-flag", "error",
-      "A flag the launcher does not have (misspelled, another engine's, or removed).",
+      "A flag the launcher does not have at the release the launch runs (misspelled, another engine's, removed, or newer).",
       "Each launcher parses its own flags: SGLang (argparse, unique abbreviations allowed, no "
       "underscore spellings), vLLM (underscores accepted for dashes), trtllm-serve (click), "
-      "Dynamo's frontend and workers. An unknown flag stops the launch, on the GPUs, after the "
-      "container has pulled; flags from another engine (--enable-reasoning is vLLM's) are a "
-      "common slip when a configuration is ported.",
-      ("rules/flags/*.yaml: flag registries read from each engine's argument parser (versions and commits recorded there)",))
+      "Dynamo's frontend and workers, and each release has its own set. An unknown flag stops the "
+      "launch, on the GPUs, after the container has pulled. The release a launch runs is the "
+      "manifest's engine.version (engine.orchestrator_version for Dynamo), else the release in the "
+      "container image's tag (vllm/vllm-openai:v0.10.0), else a pinned package (pip install "
+      "vllm==0.8.4): a flag that release does not have is an error naming the releases that have "
+      "it (added in, removed in, its replacement). With no release known the newest release read is "
+      "assumed: a flag in no release is an error, one the newest no longer has is a warning naming "
+      "the releases that have it, and COV001 says which releases the launch's flags fit. A release "
+      "beyond the data (newer, older, a build such as '0.5.11 DSv4') makes an unknown flag a warning.",
+      ("rules/releases/{vllm,sglang,dynamo}.yaml: every release's flags, compiled from the engines' "
+       "published packages by `python -m cfglint.knowledge.build engines` (inputs in "
+       "rules/releases/inputs.yaml)",
+       "rules/flags/*.yaml: hand-written notes, replacement hints and other engines' spellings; "
+       "TensorRT-LLM's flags (no release of it is on PyPI)"))
 def check_unknown_flags(ctx: Context):
     suggest = _Suggester()
     for p in ctx.deployment.processes:
         regs = _registries(ctx, p)
         if regs is None:
             continue
-        version = _declared_version(ctx, p)
-        known = sorted({v for r in regs for v in r.versions})
-        other_release = version is not None and known and version not in known
+        across = _registries(ctx, p, across=True)
+        pinned = {r.name: p.releases.get(r.name.split(".", 1)[0]) for r in regs}
+        loose: dict[str, list[tuple[Arg, str, list[str]]]] = {}   # engine -> flags of some releases only
+        deprecated: list[Finding] = []
         for arg in p.args:
             found = _lookup(regs, arg.name)
-            if found is None and other_release:
-                # the flag list is of another release: the flag may exist in the declared one
-                yield Finding("FLG001", f"{_unknown_message(ctx, arg, regs, suggest)} (flags of {', '.join(known)}; the "
-                                        f"manifest declares {version}, whose flags cfglint does not hold)",
-                              arg.span, level="warning")
-                ctx.not_checked(f"flag names of {LABEL.get(regs[0].name, regs[0].name)} {version}",
-                                f"cfglint holds the flag lists of {', '.join(known)} only", arg.span)
-                continue
             if found is None:
-                yield Finding("FLG001", _unknown_message(ctx, arg, regs, suggest), arg.span)
+                yield from _not_found(ctx, p, arg, regs, across, pinned, suggest)
                 continue
             r, primary = found
             entry = r.flags.get(primary) or {}
             if entry.get("warn_deprecated") and entry.get("replacement"):
                 # accepted for compatibility: the launch works, with a warning at start
-                yield Finding("FLG001", f"{LABEL.get(r.name, r.name)}: {arg.name}{_where(arg)} is deprecated "
-                                        f"(\"{entry['deprecated']}\"; still accepted); use {entry['replacement']}",
-                              arg.span, level="warning")
-            if version is None or version not in r.versions:
-                continue
-            have = (r.flags.get(primary) or {}).get("versions")
-            rejected = (r.removed.get(arg.name) or {}).get("versions_rejecting") or []
-            if (have and version not in have) or version in rejected:
-                other = ", ".join(v for v in (have or []) if v != version)
-                yield Finding("FLG001", f"{LABEL.get(r.name, r.name)} {version} (the manifest's engine version) has no "
-                                        f"{arg.name}{_where(arg)}" + (f"; it exists in {other}" if other else ""),
-                              arg.span)
+                deprecated.append(Finding("FLG001", f"{LABEL.get(r.name, r.name)}: {arg.name}{_where(arg)} is deprecated "
+                                                    f"(\"{entry['deprecated']}\"; still accepted); use {entry['replacement']}",
+                                          arg.span, level="warning"))
+            launch = pinned.get(r.name)
+            if r.compiled and launch is not None and launch.release is None and entry.get("releases"):
+                data = ctx.kb.engine_releases(launch.engine)
+                if data is not None and data.newest_has(r.name, primary, _normal(r, arg.name)):
+                    continue   # the newest release, which an undeclared launch is taken to run, has it
+                held = _option_releases(ctx, r, arg.name) or entry["releases"]
+                data = ctx.kb.engine_releases(launch.engine)
+                if r.allow_abbrev and data is not None and data.releases[-1] not in held:
+                    # an alias in some releases may be an accepted abbreviation in others (SGLang --tp)
+                    held = [x for x in data.releases if x in held or ctx.kb.registry(r.name, x).find(arg.name)]
+                loose.setdefault(launch.engine, []).append((arg, r.name, held))
+        stale: list[Finding] = []
+        for engine, held in loose.items():
+            stale.extend(_release_fit(ctx, p, engine, held))
+        # one finding per flag: a flag the newest release dropped says so, whatever else it is
+        spans = {f.span for f in stale}
+        yield from (f for f in deprecated if f.span not in spans)
+        yield from stale
+
+
+def _not_found(ctx: Context, p: Process, arg: Arg, regs: list[FlagRegistry], across: list[FlagRegistry] | None,
+               pinned: dict, suggest: _Suggester):
+    """FLG001 for a flag the launcher's registries do not have at the release the process runs."""
+    message = _unknown_message(ctx, arg, regs, suggest)
+    launch = next((pinned.get(r.name) for r in regs if pinned.get(r.name) is not None), None)
+    if launch is None or not regs[0].compiled:
+        yield Finding("FLG001", message, arg.span)
+        return
+    res = launch.resolution
+    if res.release is not None:   # a release read: the flag is not in it
+        other = _lookup(across or [], arg.name)
+        held = (_option_releases(ctx, other[0], arg.name) or (other[0].flags.get(other[1]) or {}).get("releases")) \
+            if other else None
+        shown = versions.leading(res.version or "") or res.release
+        where = _how(launch) + (f"; the flags of {res.release} stand for it" if res.how == "line" else "")
+        text = f"{LABEL.get(regs[0].name, regs[0].name)} {shown} ({where}) has no {arg.name}{_where(arg)}"
+        if held:
+            text += "; " + _history(ctx, launch.engine, held, res.release)
+            hint = _replacement(regs, arg.name)
+            text += _advice(hint) if hint and _before(ctx, launch.engine, held, res.release) else ""
+        elif ":" in message:
+            text += ":" + message.split(":", 1)[1]
+        yield Finding("FLG001", text, arg.span)
+        return
+    if res.how == "unknown":      # no release known: a flag of no release is an error
+        yield Finding("FLG001", message, arg.span)
+        return
+    # a release beyond the data (newer, older, a line not read, not on the registry): it may have it
+    yield Finding("FLG001", f"{message} (in no release cfglint holds; {res.note})", arg.span, level="warning")
+    ctx.not_checked(f"flag names of {LABEL.get(regs[0].name, regs[0].name)} {res.version}", res.note, arg.span)
+
+
+def _normal(reg: FlagRegistry, option: str) -> str:
+    """``option`` as the launcher reads it: vLLM's _ for -, a JSON flag's dotted key dropped."""
+    if reg.underscores and option.startswith("--"):
+        option = "--" + option[2:].partition(".")[0].replace("_", "-")
+    return option.split(".", 1)[0] if "." in option[2:] else option
+
+
+def _option_releases(ctx: Context, reg: FlagRegistry, option: str) -> list[str]:
+    """The releases in which ``option`` as written (normalised as the launcher does) is a flag,
+    alias or negation of ``reg``'s launcher; [] when written otherwise (an abbreviation)."""
+    data = ctx.kb.engine_releases(reg.name.split(".", 1)[0])
+    if data is None:
+        return []
+    return data.option_releases(reg.name, _normal(reg, option))
+
+
+def _how(launch) -> str:
+    return {"manifest": "the manifest's engine version", "image": "the image tag",
+            "pin": "the pinned package"}.get(launch.via, "")
+
+
+def _replacement(regs: list[FlagRegistry], name: str) -> str | None:
+    for r in regs:
+        info = r.removed.get(name)
+        if isinstance(info, dict) and info.get("replacement"):
+            return str(info["replacement"])
+    return None
+
+
+def _advice(replacement: str) -> str:
+    """``; use X`` from a hand-written replacement note (``removed; use --x``, ``--x <n> alone``)."""
+    text = replacement.strip()
+    if text.lower().startswith("removed"):
+        text = text[len("removed"):].lstrip(" ;,:")
+    if not text:
+        return ""
+    return f"; {text}" if text.lower().startswith(("use ", "see ")) else f"; use {text}"
+
+
+def _before(ctx: Context, engine: str, held: list[str], release: str) -> bool:
+    data = ctx.kb.engine_releases(engine)
+    return bool(data) and data.releases.index(held[-1]) < data.releases.index(release)
+
+
+def _history(ctx: Context, engine: str, held: list[str], release: str, short: bool = False) -> str:
+    """``added in X`` / ``removed in Y (it was in A..B)`` / ``it exists in ranges``."""
+    data = ctx.kb.engine_releases(engine)
+    if data is None:
+        return ""
+    order = data.releases
+    i = order.index(release)
+    first, last = order.index(held[0]), order.index(held[-1])
+    ranges = versions.ranges(held, order)
+    if first > i:
+        return f"added in {held[0]}" + ("" if last == len(order) - 1 and ranges.count(",") == 0 else f" (it is in {ranges})")
+    if last < i:
+        gone = order[last + 1]
+        return f"removed in {gone}" + ("" if short else f" (it was in {ranges})")
+    return f"it exists in {ranges}"
+
+
+def _release_fit(ctx: Context, p: Process, engine: str, held: list[tuple[Arg, str, list[str]]]):
+    """The release the launch runs is not one cfglint read: it is taken to be the newest. Each
+    flag the newest release lacks (but older ones have) is a warning naming the releases that
+    have it and its replacement; COV001 says which release was assumed and which releases have
+    every flag of the launch."""
+    data = ctx.kb.engine_releases(engine)
+    if data is None:
+        return
+    newest = data.releases[-1]
+    stale = [(arg, reg, rs) for arg, reg, rs in held if newest not in rs]
+    if not stale:
+        return
+    launch = p.releases.get(engine)
+    why = launch.resolution.note if launch is not None else f"the {data.label} release is not known"
+    for arg, reg, rs in stale:
+        text = (f"{arg.name}{_where(arg)} is a {LABEL.get(reg, reg)} flag of {versions.ranges(rs, data.releases)} "
+                f"({_history(ctx, engine, rs, newest, short=True)}): {why}, and the newest release, {newest}, does not "
+                f"have it")
+        registry = ctx.kb.registry(reg)
+        primary = registry.find(arg.name) if registry is not None else None
+        hint = _replacement([registry], arg.name) or (registry.flags.get(primary) or {}).get("replacement") if primary else None
+        yield Finding("FLG001", text + (_advice(hint) if hint else ""), arg.span, level="warning")
+    common = set(data.releases)
+    for _arg, _reg, rs in held:
+        common &= set(rs)
+    fit = versions.ranges([r for r in data.releases if r in common], data.releases) if common else ""
+    ctx.not_checked(f"flags of {data.label} at the release the launch runs",
+                    f"{why}; checked as the newest ({newest})" + (f"; its flags fit {fit}" if fit else
+                                                                  "; no release has every flag it sets"), p.span)
 
 
 def _declared_version(ctx: Context, p: Process) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..deploy.extract import ParserRef
-from ..knowledge import Knowledge
+from ..knowledge import Knowledge, versions
 from ..model import Finding
 from .base import Context, rule
 from .modelfacts import served_model
@@ -34,7 +34,7 @@ def _model_family(ctx: Context, ref_model: str | None) -> tuple[str | None, str 
     return None, None
 
 
-def _refs(ctx: Context):
+def _refs(ctx: Context, with_process: bool = False):
     seen = set()
     for p in ctx.deployment.processes:
         model = p.settings.get("model")
@@ -43,7 +43,54 @@ def _refs(ctx: Context):
             if key in seen:
                 continue
             seen.add(key)
-            yield ref, (model.value if model and isinstance(model.value, str) else None)
+            model_id = model.value if model and isinstance(model.value, str) else None
+            yield (ref, model_id, p) if with_process else (ref, model_id)
+
+
+COMPILED_KIND = {"reasoning": "reasoning", "tool_call": "tool"}   # rules/releases/<engine>.yaml parsers
+
+
+def _compiled_has(ctx: Context, ref: ParserRef, p) -> bool:
+    """Whether a release the process may run registers the parser (rules/releases/): its release,
+    or any release read when that is not known."""
+    data = ctx.kb.engine_releases(ref.registry)
+    held = (data.parsers(COMPILED_KIND[ref.kind]) if data is not None else {}).get(str(ref.name.value))
+    launch = p.releases.get(ref.registry)
+    return bool(held) and (launch is None or launch.release is None or launch.release in held)
+
+
+def _release_problem(ctx: Context, ref: ParserRef, p) -> str | None:
+    """Why the release ``p`` runs has no parser ``ref`` names (rules/releases/), or None: the
+    name is in that release, or no release data covers the registry, or the release is not
+    one cfglint read (then the hand registry of rules/parsers.yaml decides)."""
+    data = ctx.kb.engine_releases(ref.registry)
+    launch = p.releases.get(ref.registry)
+    table = data.parsers(COMPILED_KIND[ref.kind]) if data is not None else {}
+    if not table or launch is None or launch.release is None:
+        return None
+    release = launch.release
+    if not any(release in rs for rs in table.values()):
+        return None   # the registry of that release could not be read: no claim
+    name = str(ref.name.value)
+    held = table.get(name) or table.get(name.lower())
+    if held and release in held:
+        return None
+    if not held:
+        return None   # in no release read: the registry of rules/parsers.yaml words it (did you mean ...)
+    reg = ctx.kb.registry(ref.registry, release)
+    flag = reg.find(ref.via) if reg is not None and str(ref.via).startswith("-") else None
+    if flag and name in ((reg.flags.get(flag) or {}).get("choices") or ()):
+        return None   # a value the flag takes besides the registry's names (SGLang 'auto')
+    shown = versions.leading(launch.resolution.version or "") or release
+    where = {"manifest": "the manifest's engine version", "image": "the image tag", "pin": "the pinned package"}.get(
+        launch.via, "")
+    text = f"{ENGINE_NAMES.get(ref.registry, ref.registry)} {shown} ({where}) has no {KIND_NAMES[ref.kind]} parser '{name}' ({ref.via})"
+    if held:
+        order = data.releases
+        if order.index(held[0]) > order.index(release):
+            return text + f": it is added in {held[0]}; upgrade, or name a parser that release has"
+        return text + f": it was in {versions.ranges(held, order)}"
+    return text
 
 
 def _suggest(kb: Knowledge, ref: ParserRef, registry: dict) -> str:
@@ -76,10 +123,14 @@ def _suggest(kb: Knowledge, ref: ParserRef, registry: dict) -> str:
        "vLLM vllm/reasoning and vllm/tool_parsers registries, TensorRT-LLM reasoning_parser.py / "
        "tool_parser_factory.py, Dynamo lib/parsers (commits recorded per entry)",))
 def check_unknown_parser(ctx: Context):
-    for ref, _model in _refs(ctx):
+    for ref, _model, p in _refs(ctx, with_process=True):
         registry = ctx.kb.parser_registry(ref.registry, ref.kind)
         name = ref.name.value
         if registry is None or not isinstance(name, str):
+            continue
+        problem = _release_problem(ctx, ref, p)
+        if problem is not None:
+            yield Finding("PRS001", problem, ref.name.span)
             continue
         entry = _entry(registry, name)
         if entry is not None:
@@ -91,7 +142,7 @@ def check_unknown_parser(ctx: Context):
                               f"version) has no {KIND_NAMES[ref.kind]} parser '{name}' ({ref.via}): it exists from "
                               f"{entry['since']}; upgrade or name the parser", ref.name.span)
             continue
-        if name in registry or name.lower() in registry:
+        if name in registry or name.lower() in registry or _compiled_has(ctx, ref, p):
             continue
         if _unconfirmed(ctx.kb, ref.registry, ref.kind, name):
             continue

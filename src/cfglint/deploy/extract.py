@@ -25,6 +25,7 @@ from ..model import Located, Span, parse_int, record
 from ..read.shell import Command, Overlay, Word
 from ..read.yamlsrc import YMap, YNode, YScalar, walk_path
 from .launchers import Launch, Launchers, registries  # noqa: F401  (registries: re-exported)
+from .release import Launched, engines_of, launched, pins
 from .wrappers import Unwrapped, Wrappers, shell_string_commands
 
 PARALLELISM_KEYS = {"tensor_parallel_size", "tensor-parallel-size", "tp-size", "tp_size", "tp"}
@@ -80,6 +81,8 @@ class Process:
     flag_names: set[str] = field(default_factory=set)  # every flag / config key the launch sets
     args: list[Arg] = field(default_factory=list)
     tables: tuple[str, ...] = ()    # flag registries that apply: sglang, vllm, trtllm, dynamo.frontend, ...
+    # engine -> the release of it this process runs (deploy/release.py), one per engine of ``tables``
+    releases: dict[str, Launched] = field(default_factory=dict)
     # what the wrappers around the launch say (src/cfglint/deploy/wrappers.py)
     wrappers: list[str] = field(default_factory=list)   # e.g. ["srun", "docker run"], outermost first
     launch_nodes: Located | None = None     # srun -N / torchrun --nnodes
@@ -131,6 +134,13 @@ class _LocatedEnv(Mapping):
     def __len__(self) -> int:
         return len(self.words)
 
+    def names_starting(self, prefixes: tuple[str, ...]) -> list[str]:
+        """The names that start with one of ``prefixes`` (VLLM_, SGLANG_ ...), without listing
+        the whole environment when the shell's export log can answer."""
+        if hasattr(self.words, "names_starting"):
+            return self.words.names_starting(prefixes)
+        return [k for k in self.words if k.startswith(prefixes)]
+
 
 def _flag_table(tables: list[dict]) -> dict[str, str]:
     """Flag name -> canonical setting, from engine tables (the first table that names a flag wins)."""
@@ -170,8 +180,10 @@ def _typed(value: Any) -> Any:
 class _Adapter:
     """Turns commands into processes, using the engine tables of the knowledge base."""
 
-    def __init__(self, kb: Knowledge, configs: list[ConfigFile], manifest: dict):
+    def __init__(self, kb: Knowledge, configs: list[ConfigFile], manifest: dict,
+                 pinned: dict[str, Located] | None = None):
         self.kb = kb
+        self.pinned = pinned or {}
         self.engines = kb.engines.get("engines", {})
         self.wrappers = Wrappers(kb.engines.get("wrappers"))
         self.launchers = Launchers(kb.engines)
@@ -216,10 +228,20 @@ class _Adapter:
                 i += 1
         return flags, positionals
 
-    def booleans(self, names: tuple[str, ...]) -> set[str]:
-        """Option strings that take no value, from the flag registries (rules/flags/)."""
-        regs = self.kb.flag_registries
-        return set().union(*(regs[n].no_value_options for n in names if n in regs))
+    def registries(self, proc: Process) -> list:
+        """The flag registries of ``proc``'s launcher at the releases it runs (across every
+        release held where that is not known)."""
+        out = []
+        for name in proc.tables:
+            launch = proc.releases.get(name.split(".", 1)[0])
+            reg = self.kb.registry(name, launch.release if launch is not None else None)
+            if reg is not None:
+                out.append(reg)
+        return out
+
+    def booleans(self, proc: Process) -> set[str]:
+        """Option strings that take no value, from the flag registries (:meth:`registries`)."""
+        return set().union(*(reg.no_value_options for reg in self.registries(proc)))
 
     def find_config(self, ref: str) -> ConfigFile | None:
         """The config a flag names: the exact path first (a heredoc the script writes there wins),
@@ -253,8 +275,10 @@ class _Adapter:
                     inner.repeat = cmd.repeat
                 for proc in self.processes(inner, file_role, dict(env), depth + 1):
                     proc.wrappers = wrapped.chain + proc.wrappers
-                    if proc.image is None:
-                        proc.image = wrapped.image
+                    if proc.image is None and wrapped.image is not None:
+                        proc.image = wrapped.image   # the release it names is the container's
+                        proc.releases = {e: launched(self.kb, e, self.manifest, proc.image, self.pinned)
+                                         for e in engines_of(proc.tables, proc.engine)}
                     out.append(proc)
             return out
         pod_image = getattr(cmd.origin, "image", None) if wrapped.image is None else None  # a Kubernetes container's
@@ -308,8 +332,9 @@ class _Adapter:
             proc.device_list = Located(cvd.text, cvd.span)
 
         proc.tables = registries(kind, engine, orchestrator, launcher)
+        proc.releases = {e: launched(self.kb, e, self.manifest, proc.image, self.pinned) for e in engines_of(proc.tables, proc.engine)}
         tables = [] if kind == "router" and engine != "trtllm" else self._tables(engine, orchestrator)
-        booleans = self.booleans(proc.tables)
+        booleans = self.booleans(proc)
         for spec in tables:
             booleans.update(spec.get("boolean_flags") or [])
         flags, positionals = self.parse_args(words[consumed:], booleans)
@@ -373,7 +398,7 @@ class _Adapter:
     def apply_implied(self, proc: Process) -> None:
         """Settings a deprecated flag stands for (rules/flags/*.yaml ``sets``: Dynamo's
         ``--is-prefill-worker`` is ``--disaggregation-mode prefill``), unless set otherwise."""
-        tables = [self.kb.flag_registries[t].implied for t in proc.tables if t in self.kb.flag_registries]
+        tables = [reg.implied for reg in self.registries(proc)]
         tables = [t for t in tables if t]
         if not tables:
             return
@@ -537,7 +562,8 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
     parsed launch is a :class:`~cfglint.read.shell.ShellScript` or, for argument files, a
     :class:`~cfglint.read.shell.Command`. ``configs``: the submission's engine YAML files.
     """
-    adapter = _Adapter(kb, configs, manifest if isinstance(manifest, dict) else {})
+    commands = [c for _display, parsed, _role, is_args in launches if not is_args for c in parsed.commands]
+    adapter = _Adapter(kb, configs, manifest if isinstance(manifest, dict) else {}, pins(commands, kb))
     dep = Deployment()
     for _display, parsed, role, is_args in launches:
         if is_args:

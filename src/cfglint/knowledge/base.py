@@ -11,11 +11,17 @@ from pathlib import Path
 
 from ..read.safeio import ReadError, read_bytes
 from .bundled import load
-from .flagregistry import FlagRegistry, registries
+from .bundled import shared
+from .flagregistry import HAND_FILES, FlagRegistry, compiled_registry, hand_registry
+from .releases import ENGINE_LABELS, EngineReleases
 from .hfconfig import FIELDS as CONFIG_FIELDS
 from .hfconfig import facts as config_facts
 from .modelids import REPO_ID, precision_of, strip_hub_prefix, strip_quant_suffix
 from .userfile import read_user_file
+
+
+# engines whose releases are compiled into rules/releases/<engine>.yaml, and how messages name them
+RELEASE_ENGINES = ("vllm", "sglang", "dynamo", "trtllm")
 
 
 def _norm(name: str) -> str:
@@ -299,11 +305,71 @@ class Knowledge:
         return sorted({e["name"] for e in self._accelerators.values()})
 
 
+    def hand_registry(self, name: str) -> FlagRegistry | None:
+        """The hand-written flag registry ``name`` of rules/flags/*.yaml (sglang, vllm, trtllm,
+        trtllm.disaggregated, dynamo.frontend, dynamo.trtllm, dynamo.sglang, dynamo.vllm): for
+        launchers no compiled release data covers, and as overlays of those it covers."""
+        memo = self._hand
+        if name not in memo:
+            memo[name] = hand_registry(name) if name in HAND_FILES else None
+        return memo[name]
+
+    @cached_property
+    def _hand(self) -> dict:
+        return {}
+
     @cached_property
     def flag_registries(self) -> dict[str, FlagRegistry]:
-        """Flag registries by name: sglang, vllm, trtllm, trtllm.disaggregated, dynamo.frontend,
-        dynamo.trtllm, dynamo.sglang, dynamo.vllm (those whose data file exists)."""
-        return registries()
+        """Flag registries by name across every release cfglint holds (see :meth:`registry`):
+        compiled ones where rules/releases/ covers the launcher, else the hand-written ones.
+        Builds them all: for look-ups across launchers (which engine has a flag); a check of one
+        launch uses :meth:`registry`."""
+        names = set(HAND_FILES)
+        for engine in RELEASE_ENGINES:
+            rel = self.engine_releases(engine)
+            names.update(rel.launchers() if rel else ())
+        return {n: r for n in sorted(names) if (r := self.registry(n)) is not None}
+
+    def engine_releases(self, engine: str) -> EngineReleases | None:
+        """The compiled releases of ``engine`` (rules/releases/<engine>.yaml), decoded on first
+        use; None when cfglint holds none."""
+        memo = self._engine_releases
+        if engine not in memo:
+            data = shared(f"releases/{engine}.yaml") if engine in RELEASE_ENGINES else None
+            parts = ((self.engines.get("releases") or {}).get("line_parts") or {}).get(engine, 2)
+            memo[engine] = EngineReleases(engine, data, ENGINE_LABELS.get(engine, engine),
+                                          parts if isinstance(parts, int) else 2,
+                                          lambda section: shared(f"releases/{engine}-{section}.yaml")) if data else None
+        return memo[engine]
+
+    @cached_property
+    def _engine_releases(self) -> dict:
+        return {}
+
+    def registry(self, name: str, release: str | None = None) -> FlagRegistry | None:
+        """The flag registry ``name`` (``vllm``, ``dynamo.sglang`` ...) at ``release`` (a release
+        of the compiled data; None: across all of them, each flag with the releases that have
+        it); the hand-written registry where no compiled data covers the launcher."""
+        key = (name, release)
+        memo = self._registries
+        if key not in memo:
+            engine = name.split(".", 1)[0]
+            rel = self.engine_releases(engine)
+            hand = self.hand_registry(name)
+            if rel is None or rel.launcher(name) is None:
+                memo[key] = hand
+            else:
+                spec = rel.launcher(name) or {}
+                settings = {k: rel.setting(name, k, release) for k in ("allow_abbrev", "underscore_equivalent")}
+                held = [release] if release is not None else rel.releases
+                memo[key] = compiled_registry(name, rel.flag_entries(name, release), settings, hand, held,
+                                              f"rules/releases/{engine}.yaml ({rel.label} {rel.span()}; "
+                                              f"{', '.join(spec.get('source') or []) if isinstance(spec.get('source'), list) else spec.get('source') or ''})")
+        return memo[key]
+
+    @cached_property
+    def _registries(self) -> dict:
+        return {}
 
     def parser_registry(self, engine: str, kind: str) -> dict[str, dict] | None:
         """Parser names of ``engine`` (sglang, vllm, trtllm, dynamo) for ``kind``

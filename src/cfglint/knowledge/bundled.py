@@ -34,7 +34,7 @@ class _Bundled:
     entry for exactly these contents, else from YAML (and then stored in the cache)."""
 
     def __init__(self, rules: Path):
-        paths = sorted([*rules.glob("*.yaml"), *rules.glob("flags/*.yaml")])
+        paths = sorted([*rules.glob("*.yaml"), *rules.glob("flags/*.yaml"), *rules.glob("releases/*.yaml")])
         self.paths = {p.relative_to(rules).as_posix(): str(p) for p in paths}
         self._raw: dict[str, bytes] = {}
         self.key = kbcache.key("bundled", [[name, digest] for name, digest in kbcache.digests(self.paths).items()])
@@ -64,6 +64,9 @@ class _Bundled:
         """The data of ``rules/<name>`` ({} when the file does not exist), new objects on every call
         (callers add the user's entries to them)."""
         text = self.parts.get(name)
+        if text is None and name in self.parts:   # the part is damaged (its checksum): store the entry anew
+            self.parts = kbcache.store(self.key, {n: parse_data(self.raw(n)) for n in self.paths}) or {}
+            text = self.parts.get(name)
         if text is not None:
             try:
                 return kbcache.decode(text)

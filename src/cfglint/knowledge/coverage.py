@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .bundled import current, load, shared
+from .releases import ENGINE_LABELS
 
 
-ENGINE_LABELS = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "NVIDIA Dynamo"}
 
 
 def coverage() -> dict:
@@ -17,29 +17,39 @@ def coverage() -> dict:
 
     Returns ``{"knowledge_date": "YYYY-MM-DD" or None, "engines": {engine: [release, ...]}}``:
     ``knowledge_date`` from rules/about.yaml (the day the facts were last read from their
-    sources); per engine of rules/flags/<engine>.yaml (``sglang``, ``vllm``, ``trtllm``,
-    ``dynamo``, in file-name order) the releases its flag list was read from: its ``versions``
-    list, else its ``version``, else its ``release_line`` (a line such as ``1.2-1.3`` when no
-    single release was read). An engine with none of them, or a value of the wrong type, is
-    left out; nothing is raised for the bundled data.
+    sources); per engine, in name order, the releases whose flags it holds: every release of
+    rules/releases/<engine>.yaml (compiled from the engines' packages), else the hand-written
+    rules/flags/<engine>.yaml's ``versions``, ``version`` or ``release_line`` (``1.2-1.3``). An
+    engine with none of them, or a value of the wrong type, is left out; nothing is raised for
+    the bundled data.
     """
     about = load("about.yaml")
     date = about.get("knowledge_date") if isinstance(about, dict) else None
     engines: dict[str, list[str]] = {}
-    names = sorted(n for n in current().paths if n.startswith("flags/"))
+    names = sorted(n for n in current().paths
+                   if (n.startswith("flags/") or n.startswith("releases/")) and "-" not in Path(n).stem
+                   and Path(n).stem != "inputs")
     for name in names:
         data = shared(name)
         if not isinstance(data, dict):
             continue
-        found = data.get("versions") or data.get("version") or data.get("release_line")
+        engine = str(data.get("engine") or Path(name).stem)
+        if name.startswith("flags/") and engine in engines:
+            continue   # compiled releases stand for the engine
+        found = data.get("releases") if name.startswith("releases/") else \
+            (data.get("versions") or data.get("version") or data.get("release_line"))
         releases = found if isinstance(found, list) else [found] if found else []
         if releases and all(isinstance(r, (str, int, float)) for r in releases):
-            engines[str(data.get("engine") or Path(name).stem)] = [str(r) for r in releases]
-    return {"knowledge_date": str(date) if date else None, "engines": engines}
+            engines[engine] = [str(r) for r in releases]
+    return {"knowledge_date": str(date) if date else None, "engines": dict(sorted(engines.items()))}
 
 
 def coverage_line() -> str:
-    """:func:`coverage` in one line: ``knowledge 2026-12-01; engine flags: SGLang 0.5.17, 0.5.23; vLLM 0.33.0; ...``."""
+    """:func:`coverage` in one line: ``knowledge 2026-12-01; engine flags: NVIDIA Dynamo 0.4.1-1.6.1
+    (13 releases); SGLang ...``: a compiled engine as its first and last release and how many."""
     cov = coverage()
-    engines = "; ".join(f"{ENGINE_LABELS.get(e, e)} {', '.join(v)}" for e, v in cov["engines"].items())
-    return f"knowledge {cov['knowledge_date'] or 'undated'}; engine flags: {engines or 'none'}"
+    parts = []
+    for e, v in cov["engines"].items():
+        shown = f"{v[0]}-{v[-1]} ({len(v)} releases)" if len(v) > 3 else ", ".join(v)
+        parts.append(f"{ENGINE_LABELS.get(e, e)} {shown}")
+    return f"knowledge {cov['knowledge_date'] or 'undated'}; engine flags: {'; '.join(parts) or 'none'}"

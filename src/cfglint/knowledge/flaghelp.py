@@ -1,10 +1,12 @@
 """What a flag means, as an editor shows it on hover (``cfglint server``): one function builds
-the text from the launcher's flag registry (``rules/flags/<engine>.yaml``), so every fact shown
+the text from the launcher's flag registry (``rules/releases/<engine>.yaml`` at the release the
+launch runs, or across every release, with the overlays of ``rules/flags/<engine>.yaml``), so every fact shown
 is one the rules check against, with the data's source."""
 
 from __future__ import annotations
 
 from .coverage import coverage
+from . import versions
 from .flagregistry import FlagRegistry
 
 # How messages and hovers name each registry's launcher (rules/flags/*.yaml, flagregistry.registries)
@@ -18,10 +20,18 @@ def _code(items) -> str:
     return ", ".join(f"`{i}`" for i in items)
 
 
-def _releases(registry: FlagRegistry, entry: dict) -> list[str]:
-    """The releases whose parser accepts the flag: the entry's own ``versions`` (SGLang), else the
-    releases the registry's data was read from (its ``versions``, else what :func:`coverage` says of
-    its engine: a ``version`` or a ``release_line``)."""
+def _releases(registry: FlagRegistry, entry: dict, option: str, primary: str) -> list[str]:
+    """The releases whose parser accepts ``option`` (as written; else its flag ``primary``): from
+    compiled data, every release held that has it as a flag, alias or negation (as a range
+    text); else the entry's own ``versions``,
+    else the releases the registry's data was read from (its ``versions``, else what
+    :func:`coverage` says of its engine: a ``version`` or a ``release_line``)."""
+    compiled = getattr(registry.flags, "compiled", None)   # flagregistry._Overlaid over CompiledFlags
+    if registry.compiled and compiled is not None and not entry.get("unreleased"):
+        data = compiled.owner
+        held = data.option_releases(compiled.launcher, option) or data.option_releases(compiled.launcher, primary)
+        if held:
+            return [versions.ranges(held, data.releases)]
     own = entry.get("versions")
     if isinstance(own, list) and own:
         return [str(v) for v in own]
@@ -70,7 +80,7 @@ def flag_help(registry: FlagRegistry, option: str, written: str | None = None) -
     env = entry.get("env")
     if isinstance(env, list) and env:
         lines.append(f"Default from the environment: {_code(env)}")
-    releases = _releases(registry, entry)
+    releases = _releases(registry, entry, written if written and registry.find(written) == primary else option, primary)
     if releases:
         lines.append(f"Accepted by {label} {', '.join(releases)}")
     rejecting = entry.get("versions_rejecting")
@@ -82,5 +92,9 @@ def flag_help(registry: FlagRegistry, option: str, written: str | None = None) -
         lines.append(f"Replacement: `{entry['replacement']}`")
     if entry.get("note"):
         lines.append(f"Note: {entry['note']}")
-    lines.append(f"Source: {entry.get('source') or registry.source}")
+    source = entry.get("source")
+    if source and registry.compiled and not entry.get("unreleased"):
+        # a path in the engine's released package, read by the knowledge compiler
+        source = f"{source} in the released package ({registry.source.split(' ', 1)[0]})"
+    lines.append(f"Source: {source or registry.source}")
     return "\n\n".join(lines)

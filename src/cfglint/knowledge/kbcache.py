@@ -9,8 +9,8 @@ directory itself; under the home also ``.cache``): the place it is made in (the 
 the one of the user's entry in the password database (``os.path.expanduser``), and it too must exist.
 ``CFGLINT_NO_CACHE=1`` (or ``cfglint check --no-cache``, which calls :func:`disable`) turns it off.
 
-An entry is one file ``kb-<key>.json``: a header line (JSON: format, the full key, the SHA-256 of
-the body and the byte range of each part) and the body (one JSON text per part). The key is a
+An entry is one file ``kb-<key>.json``: a header line (JSON: format, the full key, and per part its
+byte range and CRC-32, checked when the part is first used) and the body (one JSON text per part). The key is a
 SHA-256 of the cache format, cfglint's version, the source of the modules that decide what is
 stored (:data:`SOURCES`, read once per process) and the content of every file the entry was built
 from, so an edit of any file, another cfglint (even at the same version) or another
@@ -39,13 +39,14 @@ import json
 import os
 import stat
 from functools import lru_cache
+from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
 from ..read.safeio import ReadError, atomic_write, git_top, read_bytes
 
-FORMAT = 1                     # bump when the layout of an entry or of what is stored changes
-MAX_ENTRY_BYTES = 16 << 20     # the bundled knowledge is ~0.6 MB as JSON
+FORMAT = 3                     # bump when the layout of an entry or of what is stored changes
+MAX_ENTRY_BYTES = 16 << 20     # the bundled knowledge is ~2 MB as JSON
 MAX_ENTRIES = 16               # entries kept in the directory; the oldest written are removed
 PREFIX, SUFFIX = "kb-", ".json"
 INDEX_PREFIX = "ix-"           # the digests' index entries (:func:`digests`), pruned apart from the data
@@ -157,8 +158,43 @@ def _path(where: str, k: str, prefix: str = PREFIX) -> str:
     return os.path.join(where, f"{prefix}{k[:40]}{SUFFIX}")
 
 
-def read(k: str, prefix: str = PREFIX) -> dict[str, bytes] | None:
-    """The parts of entry ``k`` (name -> JSON text, not yet decoded), or None for a miss."""
+class _Parts(Mapping):
+    """The parts of one entry: name -> JSON text, each checked against its own CRC-32 when it is
+    first looked up (a run that decodes a few of the bundled files checks only those); a part
+    whose checksum does not match is missing. The checksum finds a damaged file; that nobody else
+    wrote the entry is the directory's and the file's ownership and modes (:func:`directory`)."""
+
+    def __init__(self, body: bytes, index: dict):
+        self.body, self.index, self.checked = body, index, {}
+
+    def __getitem__(self, name: str) -> bytes:
+        if name not in self.checked:
+            start, end, digest = self.index[name]
+            text = self.body[start:end]
+            self.checked[name] = text if _crc(text) == digest else None
+        if self.checked[name] is None:
+            raise KeyError(name)
+        return self.checked[name]
+
+    def __iter__(self):
+        return iter(self.index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __contains__(self, name) -> bool:   # listed, whether or not its checksum matches
+        return name in self.index
+
+
+def _crc(data: bytes) -> str:
+    from zlib import crc32
+
+    return f"{crc32(data):08x}"
+
+
+def read(k: str, prefix: str = PREFIX) -> Mapping[str, bytes] | None:
+    """The parts of entry ``k`` (name -> JSON text, not yet decoded; each checked against its
+    checksum when looked up), or None for a miss."""
     where = directory()
     if where is None:
         return None
@@ -171,15 +207,16 @@ def read(k: str, prefix: str = PREFIX) -> dict[str, bytes] | None:
         head, sep, body = data.partition(b"\n")
         header = json.loads(head)
         if not sep or not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != k \
-                or header.get("sha256") != sha256(body).hexdigest() or not isinstance(header.get("index"), dict):
+                or not isinstance(header.get("index"), dict):
             return None
-        out: dict[str, bytes] = {}
+        index = {}
         for name, span in header["index"].items():
-            start, end = span
-            if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(body)):
+            start, end, digest = span
+            if not (isinstance(start, int) and isinstance(end, int) and isinstance(digest, str)
+                    and 0 <= start <= end <= len(body)):
                 return None
-            out[name] = body[start:end]
-        return out
+            index[name] = (start, end, digest)
+        return _Parts(body, index)
     except (OSError, ReadError, ValueError, TypeError, RecursionError):
         return None
 
@@ -193,14 +230,13 @@ def store(k: str, parts: dict[str, Any], prefix: str = PREFIX) -> dict[str, byte
     if where is None:
         return None
     encoded = {name: text for name, text in ((n, encode(d)) for n, d in parts.items()) if text is not None}
-    index: dict[str, list[int]] = {}
+    index: dict[str, list] = {}
     size = 0
     for name, text in encoded.items():
-        index[name] = [size, size + len(text)]
+        index[name] = [size, size + len(text), _crc(text)]
         size += len(text)
     body = b"".join(encoded.values())
-    header = json.dumps({"format": FORMAT, "key": k, "sha256": sha256(body).hexdigest(), "index": index},
-                        separators=(",", ":")).encode("utf-8")
+    header = json.dumps({"format": FORMAT, "key": k, "index": index}, separators=(",", ":")).encode("utf-8")
     if len(header) + 1 + len(body) <= MAX_ENTRY_BYTES:
         try:
             atomic_write(_path(where, k, prefix), header + b"\n" + body, mode=0o600)

@@ -70,12 +70,14 @@ def meaning_at(path: str, folder: str, line: int, col: int, cfg) -> str | None:
     if sub is None:
         sub = load_loose_file(path, max_bytes=cfg.max_file_size, within=folder, within_name="the workspace")
     deployment = extract(kb, sub.manifest, sub.launches, sub.configs)
-    regs = kb.flag_registries
     for proc in deployment.processes:
         for arg in proc.args:
             if arg.span.path == display and _contains(arg.span, line, col):
                 for name in proc.tables:
-                    text = flag_help(regs[name], arg.name, arg.written) if name in regs else None
+                    # the launcher's flags at the release the launch runs (every release when unknown)
+                    launch = proc.releases.get(name.split(".", 1)[0])
+                    reg = kb.registry(name, launch.release if launch is not None else None)
+                    text = flag_help(reg, arg.name, arg.written) if reg is not None else None
                     if text:
                         return text
     from ..schema.describe import key_help

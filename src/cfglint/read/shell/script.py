@@ -45,6 +45,16 @@ class Exports:
         """The exported variables as they are now; O(1)."""
         return ExportView(self, self.version, len(self.order))
 
+    def first_exports(self, prefixes: tuple[str, ...]) -> list[tuple[int, str]]:
+        """(version of its first export, name) of the names starting with one of ``prefixes``,
+        in export order (cached: every command's view asks)."""
+        memo = self.__dict__.setdefault("_prefixed", {})
+        key = (prefixes, len(self.order))
+        if key not in memo:
+            memo.clear()
+            memo[key] = [(self.history[n][0][0], n) for n in self.order if n.startswith(prefixes)]
+        return memo[key]
+
 
 class ExportView(Mapping):
     """A read-only view of :class:`Exports` at one moment; lookups are a binary search."""
@@ -69,6 +79,11 @@ class ExportView(Mapping):
 
     def __reduce__(self):
         return ExportView, (self.log, self.version, self.count)
+
+    def names_starting(self, prefixes: tuple[str, ...]) -> list[str]:
+        """The visible names that start with one of ``prefixes``, without reading the others."""
+        firsts = self.log.first_exports(prefixes)
+        return [n for version, n in firsts[:bisect.bisect_right(firsts, (self.version, "\uffff"))]]
 
 
 class Overlay(MutableMapping):
@@ -113,6 +128,16 @@ class Overlay(MutableMapping):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+    def names_starting(self, prefixes: tuple[str, ...]) -> list[str]:
+        """The names of the overlay that start with one of ``prefixes``; a base that can answer
+        without listing every name (an :class:`ExportView`) is asked so."""
+        out = dict.fromkeys(k for k in self.local if k.startswith(prefixes))
+        for base in self.bases:
+            names = base.names_starting(prefixes) if hasattr(base, "names_starting") else \
+                [k for k in base if k.startswith(prefixes)]
+            out.update((k, None) for k in names if k not in self.hidden)
+        return [k for k in out if k in self]
 
 
 @record
