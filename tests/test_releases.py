@@ -1,0 +1,131 @@
+"""Rules against the release a launch runs (issue 21): each from a published launch changed in
+one place, linted at two releases of the engine: clean on the release that takes it, an error
+on the one that refuses it. The facts are the compiled data of rules/releases/ (read from the
+released packages; the compiler's tests check the data against them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cfglint.lint import lint_paths
+from support import copy_submission, replace_once, shared
+
+VLLM = "recipes/vllm-deepseek-v3.2-h20-tp8-parsers"          # vllm serve ... (run.sh)
+DYNAMO_SGLANG = "recipes/dynamo-sglang-qwen3-0.6b-disagg-multinode"   # python3 -m dynamo.sglang (Kubernetes)
+SGLANG = "recipes/sglang-deepseek-v3.2-h200-tp8-dp8-parsers"  # python -m sglang.launch_server (run.sh)
+
+
+def _at(rel: str, tmp_path: Path, release: str, *, key: str = "version", name: str = "name: vllm",
+        edits: tuple[tuple[str, str, str], ...] = ()) -> list:
+    """The findings of published submission ``rel`` with its manifest declaring ``release``
+    (``engine.<key>``, written after the manifest's ``engine.<name>`` line) and ``edits``
+    ((file, old, new), each replacing one place)."""
+    d = copy_submission(rel, tmp_path / release)
+    replace_once(d / "submission.yaml", f"  {name}\n", f"  {name}\n  {key}: \"{release}\"\n")
+    for file, old, new in edits:
+        replace_once(d / file, old, new)
+    return lint_paths([str(d)]).findings
+
+
+def _of(findings, rule: str, text: str = "") -> list:
+    return [f for f in findings if f.rule_id == rule and text in f.message]
+
+
+# -- FLG001: flags of the release ------------------------------------------------------------
+ALL2ALL = (("run.sh", "   --tensor-parallel-size 8 \\\n", "   --tensor-parallel-size 8 \\\n   --all2all-backend deepep_low_latency \\\n"),)
+
+
+def test_a_flag_newer_than_the_release_is_an_error_naming_the_release_that_added_it(tmp_path):
+    (f,) = _of(_at(VLLM, tmp_path, "0.11.0", edits=ALL2ALL), "FLG001", "--all2all-backend")
+    assert f.level == "error" and f.span.line == 4
+    assert "vLLM 0.11.0" in f.message and "0.11.2" in f.message
+    assert not _of(_at(VLLM, tmp_path, "0.11.2", edits=ALL2ALL), "FLG001")
+
+
+def test_a_flag_the_release_removed_is_an_error_naming_the_last_release_that_had_it(tmp_path):
+    edits = (("run.sh", "   --tensor-parallel-size 8 \\\n", "   --tensor-parallel-size 8 \\\n   --swap-space 16 \\\n"),)
+    assert not _of(_at(VLLM, tmp_path, "0.17.1", edits=edits), "FLG001")
+    (f,) = _of(_at(VLLM, tmp_path, "0.19.1", edits=edits), "FLG001", "--swap-space")
+    assert f.level == "error" and "0.17.1" in f.message
+
+
+def test_a_typo_is_an_error_at_a_declared_release_and_a_warning_when_none_is_declared(tmp_path):
+    edits = (("run.sh", "   --tensor-parallel-size 8 \\\n",
+              "   --tensor-parallel-size 8 \\\n   --gpu-memory-utilisation 0.9 \\\n"),)
+    (f,) = _of(_at(VLLM, tmp_path, "0.11.0", edits=edits), "FLG001", "--gpu-memory-utilisation")
+    assert f.level == "error" and "--gpu-memory-utilization" in f.message   # the spelling it meant
+    d = copy_submission(VLLM, tmp_path / "undeclared")
+    replace_once(d / "run.sh", *edits[0][1:])
+    (g,) = _of(lint_paths([str(d)]).findings, "FLG001", "--gpu-memory-utilisation")
+    # a flag of no release at all is an error even when the release is not known
+    assert g.level == "error"
+
+
+def test_the_image_tag_is_the_release_of_a_kubernetes_launch(tmp_path):
+    # a published GKE-style manifest pinning vllm/vllm-openai:v0.9.2 (through a mirror) with --swap-space
+    corpus = shared("corpus")
+    src = corpus / "020-aibrix-vllm-qwen-vl" / "qwen-vl.yaml"
+    assert not _of(lint_paths([str(src)]).findings, "FLG001", "--swap-space")
+    moved = tmp_path / "qwen-vl.yaml"
+    moved.write_text(src.read_text(encoding="utf-8").replace("vllm/vllm-openai:v0.9.2", "vllm/vllm-openai:v0.19.1"),
+                     encoding="utf-8")
+    (f,) = _of(lint_paths([str(moved)]).findings, "FLG001", "--swap-space")
+    assert f.level == "error" and "vLLM 0.19.1" in f.message
+
+
+# -- PRS001: parser registries of the release ------------------------------------------------
+def test_a_tool_parser_newer_than_the_release_is_an_error(tmp_path):
+    edits = (("run.sh", "--tool-call-parser deepseek_v32", "--tool-call-parser llama3_json"),)
+    (f,) = _of(_at(VLLM, tmp_path, "0.6.2", edits=edits), "PRS001", "llama3_json")
+    assert f.level == "error" and "0.6.2" in f.message
+    assert not _of(_at(VLLM, tmp_path, "0.6.6.post1", edits=edits), "PRS001", "llama3_json")
+
+
+# -- ENV001: the engine's environment variables ------------------------------------------------
+def test_a_variable_the_release_replaced_by_a_flag_is_reported(tmp_path):
+    edits = (("run.sh", "  vllm serve", "  VLLM_ALL2ALL_BACKEND=deepep_low_latency vllm serve"),)
+    assert not _of(_at(VLLM, tmp_path, "0.15.1", edits=edits), "ENV001")
+    (f,) = _of(_at(VLLM, tmp_path, "0.19.1", edits=edits), "ENV001", "VLLM_ALL2ALL_BACKEND")
+    assert "0.15.1" in f.message
+
+
+# -- FLG004: flag pairs the release refuses ------------------------------------------------------
+DYN_PARSERS = (("disagg-multinode.yaml", "            - --skip-tokenizer-init\n            - --disaggregation-mode\n            - decode\n",
+                "            - --skip-tokenizer-init\n            - --dyn-tool-call-parser\n            - hermes\n"
+                "            - --tool-call-parser\n            - qwen25\n            - --disaggregation-mode\n            - decode\n"),)
+
+
+def test_dynamo_refuses_its_own_and_sglang_s_tool_call_parser_together_from_1_0_2(tmp_path):
+    kw = {"key": "orchestrator_version", "name": "orchestrator: dynamo", "edits": DYN_PARSERS}
+    assert not _of(_at(DYNAMO_SGLANG, tmp_path, "0.9.1", **kw), "FLG004")
+    (f,) = _of(_at(DYNAMO_SGLANG, tmp_path, "1.0.2", **kw), "FLG004")
+    assert f.level == "error" and "Dynamo 1.0.2" in f.message and "--tool-call-parser" in f.message
+
+
+def test_sglang_refuses_hierarchical_cache_without_the_radix_cache_from_0_5_1(tmp_path):
+    edits = (("run.sh", "--enable-dp-attention", "--enable-dp-attention --enable-hierarchical-cache --disable-radix-cache"),)
+    kw = {"name": "name: sglang", "edits": edits}
+    assert not _of(_at(SGLANG, tmp_path, "0.5.0rc2", **kw), "FLG004")
+    (f,) = _of(_at(SGLANG, tmp_path, "0.5.1.post3", **kw), "FLG004")
+    assert f.level == "error" and "SGLang 0.5.1.post3" in f.message and "--disable-radix-cache" in f.message
+
+
+# -- FLG005: value checks of the release ---------------------------------------------------------
+def test_vllm_refuses_a_batch_budget_below_the_sequence_count(tmp_path):
+    edits = (("run.sh", "   --tensor-parallel-size 8 \\\n",
+              "   --tensor-parallel-size 8 \\\n   --max-num-seqs 512 \\\n   --max-num-batched-tokens 256 \\\n"),)
+    (f,) = _of(_at(VLLM, tmp_path, "0.19.1", edits=edits), "FLG005")
+    assert f.level == "error" and "max_num_batched_tokens < max_num_seqs" in f.message and "scheduler.py" in f.message
+    fine = (("run.sh", "   --tensor-parallel-size 8 \\\n",
+             "   --tensor-parallel-size 8 \\\n   --max-num-seqs 512 \\\n   --max-num-batched-tokens 8192 \\\n"),)
+    assert not _of(_at(VLLM, tmp_path, "0.19.1", edits=fine), "FLG005")
+
+
+@pytest.mark.parametrize("release,refused", [("0.28.0", True), ("0.30.0", True), ("0.6.6.post1", True)])
+def test_vllm_refuses_auto_tool_choice_without_a_parser_at_every_release_that_checks_it(tmp_path, release, refused):
+    # the check moved between files (entrypoints/openai, launchers, common cli_args): every release has it
+    edits = (("run.sh", "   --tool-call-parser deepseek_v32 \\\n", ""),)
+    got = _of(_at(VLLM, tmp_path, release, edits=edits), "FLG005", "enable_auto_tool_choice")
+    assert bool(got) == refused
