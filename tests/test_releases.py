@@ -22,7 +22,9 @@ def _at(rel: str, tmp_path: Path, release: str, *, key: str = "version", name: s
     """The findings of published submission ``rel`` with its manifest declaring ``release``
     (``engine.<key>``, written after the manifest's ``engine.<name>`` line) and ``edits``
     ((file, old, new), each replacing one place)."""
-    d = copy_submission(rel, tmp_path / release)
+    import tempfile
+
+    d = copy_submission(rel, Path(tempfile.mkdtemp(prefix=f"{release}-", dir=tmp_path)))
     replace_once(d / "submission.yaml", f"  {name}\n", f"  {name}\n  {key}: \"{release}\"\n")
     for file, old, new in edits:
         replace_once(d / file, old, new)

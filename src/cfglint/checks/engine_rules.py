@@ -157,6 +157,8 @@ def _typed(text: str, kind: str | None):
 # checks written over the parsed arguments themselves (their names are the flags' dests), not
 # over one config class's fields
 ARGUMENT_SCOPES = frozenset({"EngineArgs", "AsyncEngineArgs", "ServerArgs", "validate_parsed_serve_args"})
+# checks that read the parsed arguments before anything fills them in (vLLM's cli_args.py)
+PARSED_SCOPES = frozenset({"validate_parsed_serve_args"})
 
 
 def _name_index(ctx: Context, t: str) -> dict[str, dict[str, str]]:
@@ -178,9 +180,11 @@ def _name_index(ctx: Context, t: str) -> dict[str, dict[str, str]]:
     return memo[t]
 
 
-def _value(reg, flag: str, arg: Arg | None):
+def _value(reg, flag: str, arg: Arg | None, parsed: bool = False):
     """The value ``flag`` has at this launch: what ``arg`` sets (typed), else its default;
-    raises _Unknown when neither is known statically."""
+    raises _Unknown when neither is known statically. A default of None is a value only where
+    the check reads the parsed arguments as argparse leaves them (``parsed``); a config class's
+    None is often filled in later."""
     entry = reg.flags[flag] if flag in reg.flags else None
     if entry is None:
         raise _Unknown(flag)
@@ -193,7 +197,7 @@ def _value(reg, flag: str, arg: Arg | None):
             except ValueError:
                 raise _Unknown(flag) from None
         raise _Unknown(flag)
-    if entry.get("default") is None or entry.get("default_factory"):
+    if entry.get("default_factory") or (entry.get("default") is None and not (parsed and "default" in entry)):
         raise _Unknown(flag)
     return entry["default"]
 
@@ -201,9 +205,9 @@ def _value(reg, flag: str, arg: Arg | None):
 class _Names(dict):
     """Name -> value for :func:`evaluate`, looked up when the condition asks."""
 
-    def __init__(self, reg, flags: dict[str, str], given: dict[str, Arg]):
+    def __init__(self, reg, flags: dict[str, str], given: dict[str, Arg], parsed: bool = False):
         super().__init__()
-        self.reg, self.flags, self.given = reg, flags, given
+        self.reg, self.flags, self.given, self.parsed = reg, flags, given, parsed
 
     def __contains__(self, name) -> bool:
         if not dict.__contains__(self, name):
@@ -211,7 +215,7 @@ class _Names(dict):
             if flag is None:
                 return False
             try:
-                self[name] = _value(self.reg, flag, self.given.get(flag))
+                self[name] = _value(self.reg, flag, self.given.get(flag), self.parsed)
             except _Unknown:
                 return False
         return True
@@ -247,7 +251,7 @@ def check_engine_value_checks(ctx: Context):
             set_by = {n: given[t][f] for n, f in flags.items() if f in given[t]}
             if not set_by:
                 continue   # the launch sets none of it: the engine's defaults pass its own checks
-            values = _Names(ctx.kb.registry(t, release), flags, given[t])
+            values = _Names(ctx.kb.registry(t, release), flags, given[t], scope in PARSED_SCOPES)
             try:   # the check runs only inside its enclosing conditions (``only_when``)
                 refused = all(evaluate(g, values) for g in fact.get("only_when") or []) and evaluate(condition, values)
             except (_Unknown, ValueError, SyntaxError, RecursionError):

@@ -90,7 +90,10 @@ def from_image(image: Located | None, engine: str, kb: Knowledge) -> Located | N
     repo, _, tag = ref.rpartition(":") if ":" in ref.rsplit("/", 1)[-1] else (ref, "", "")
     repo = re.sub(r"^(?:docker\.io/|index\.docker\.io/)?(?:library/)?", "", repo)
     for entry in (kb.engines.get("releases") or {}).get("images") or []:
-        if not isinstance(entry, dict) or entry.get("engine") != engine or entry.get("repository") != repo or not tag:
+        # a mirror or another registry keeps the repository's path (registry.example/vllm/vllm-openai)
+        official = entry.get("repository") if isinstance(entry, dict) else None
+        if not isinstance(official, str) or entry.get("engine") != engine or not tag \
+                or not (repo == official or repo.endswith("/" + official)):
             continue
         pattern = entry.get("tag")
         m = re.search(pattern, tag) if isinstance(pattern, str) else None
