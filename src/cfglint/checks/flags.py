@@ -150,6 +150,7 @@ def check_unknown_flags(ctx: Context):
                     # an alias in some releases may be an accepted abbreviation in others (SGLang --tp)
                     held = [x for x in data.releases if x in held or ctx.kb.registry(r.name, x).find(arg.name)]
                 loose.setdefault(launch.engine, []).append((arg, r.name, held))
+        _hand_only(ctx, p, regs)
         stale: list[Finding] = []
         for engine, held in loose.items():
             stale.extend(_release_fit(ctx, p, engine, held))
@@ -250,6 +251,38 @@ def _history(ctx: Context, engine: str, held: list[str], release: str, short: bo
         gone = order[last + 1]
         return f"removed in {gone}" + ("" if short else f" (it was in {ranges})")
     return f"it exists in {ranges}"
+
+
+def _hand_only(ctx: Context, p: Process, regs: list[FlagRegistry]) -> None:
+    """COV001 for a launcher whose flags cfglint holds only as a hand-made list of one release
+    line (TensorRT-LLM: PyPI publishes no source of its releases): unless the launch runs a
+    release of that line, its flags were not checked against the release it runs."""
+    from ..knowledge.coverage import coverage
+
+    for r in regs:
+        engine = r.name.split(".", 1)[0]
+        if r.compiled or ctx.kb.engine_releases(engine) is not None:
+            continue
+        lines = coverage()["engines"].get(engine) or []
+        launch = p.releases.get(engine)
+        written = str(launch.written.value) if launch is not None and launch.written is not None else None
+        number = versions.leading(written.lstrip("vV")) if written else None
+        if number and any(_in_line(number, x) for x in lines):
+            continue
+        said = f"it runs {written}" if written else "the release it runs is not declared"
+        ctx.not_checked(f"flags of {LABEL.get(r.name, r.name)} at the release the launch runs",
+                        f"{said}; cfglint holds no compiled release of it (PyPI publishes no source of "
+                        f"TensorRT-LLM: rules/releases/inputs.yaml), and its flags were checked against the "
+                        f"hand-made list of {', '.join(lines) or 'one release'} (rules/flags/{engine}.yaml)", p.span)
+
+
+def _in_line(number: str, line: str) -> bool:
+    """Whether release ``number`` (1.2.1, 1.3.0rc5) is of the release line ``line`` (1.2-1.3, 1.2)."""
+    head = ".".join(number.split(".")[:2])
+    first, _, last = line.partition("-")
+    lo, hi = versions.parse(first), versions.parse(last or first)
+    at = versions.parse(head)
+    return None not in (lo, hi, at) and lo <= at <= hi
 
 
 def _release_fit(ctx: Context, p: Process, engine: str, held: list[tuple[Arg, str, list[str]]]):

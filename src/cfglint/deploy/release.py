@@ -93,13 +93,21 @@ def from_image(image: Located | None, engine: str, kb: Knowledge) -> Located | N
         # a mirror or another registry keeps the repository's path (registry.example/vllm/vllm-openai)
         official = entry.get("repository") if isinstance(entry, dict) else None
         if not isinstance(official, str) or entry.get("engine") != engine or not tag \
-                or not (repo == official or repo.endswith("/" + official)):
+                or not (repo == official or repo.endswith("/" + official)
+                        or (entry.get("forks") and _fork_of(repo, official))):
             continue
         pattern = entry.get("tag")
         m = re.search(pattern, tag) if isinstance(pattern, str) else None
         version = m.group(1) if m else (find(tag) if not pattern else None)
         return Located(version, image.span) if version else Located(tag, image.span)
     return None
+
+
+def _fork_of(repo: str, official: str) -> bool:
+    """Whether image repository ``repo`` is another owner's build of ``official`` under the same
+    name (``aibrix/vllm-openai`` of ``vllm/vllm-openai``, for entries marked ``forks: true``): its
+    tag names the release it is built on (``v0.10.2-aibrix-v0.5.0``)."""
+    return "/" in repo and repo.rsplit("/", 1)[-1] == official.rsplit("/", 1)[-1]
 
 
 def declared(manifest: dict, engine: str) -> Located | None:
