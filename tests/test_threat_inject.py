@@ -319,3 +319,42 @@ def test_standard_error_quotes_input_neutralized(tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert "##[" not in result.stderr and "\x1b" not in result.stderr and "\x07" not in result.stderr
     assert not any(line.lstrip().startswith("::") for line in result.stderr.splitlines())
+
+
+# -- issue 25, item 1: file names that read as options ----------------------------------------
+
+# options of `check` a file name could be read as, each with what it would do
+OPTION_NAMES = ["--config=", "-o", "--output=", "--write-baseline=", "--baseline=", "--knowledge=", "-f", "--format=",
+                "--fix", "--no-config", "--ignore=", "--select=", "-j", "--fail-level="]
+_NAME_TAIL = st.text(alphabet="abcxyz._-=/", max_size=12).filter(lambda t: "/" not in t and t not in (".", ".."))
+
+
+@settings(max_examples=examples(25, 100), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(option=st.sampled_from(OPTION_NAMES), tail=_NAME_TAIL, ending=st.sampled_from([".yaml", ".sh", ".env", ""]))
+def test_property_a_file_name_is_never_read_as_an_option(tmp_path_factory, option, tail, ending):
+    """For any file name that starts like an option of `check`, given as a tool gives it (pre-commit
+    appends the staged names): before `--` it is refused with one line and exit 2, nothing is
+    written; after `--` it is a file, linted as one (exit 0 or 1), and nothing is written
+    either. Issue 25: `--config=x.yaml` became the root configuration, `-ovictim.sh` the report."""
+    name = option + tail + ending
+    d = tmp_path_factory.mktemp("names")
+    (d / ".git").mkdir()
+    shutil.copytree(EXAMPLES / KIMI_B300, d / "sub")
+    (d / "x.yaml").write_text("ignore: [RED, TOP]\n", encoding="utf-8")
+    (d / name).write_text("a: 1\n", encoding="utf-8")
+    before = sorted(p.name for p in d.iterdir())
+    old = os.getcwd()
+    os.chdir(d)
+    try:
+        refused = CliRunner().invoke(main, ["check", "sub", name])
+        linted = CliRunner().invoke(main, ["check", "sub", "--", name])
+    finally:
+        os.chdir(old)
+    for res in (refused, linted):
+        assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    lines = [line for line in refused.output.splitlines() if line.strip()]
+    assert refused.exit_code == 2 and len(lines) == 1, refused.output
+    assert lines[0].startswith("cfglint: error: '") and "put `--` before file names" in lines[0]
+    assert linted.exit_code in (0, 1), linted.output
+    assert sorted(p.name for p in d.iterdir()) == before

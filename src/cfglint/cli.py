@@ -82,7 +82,27 @@ def main() -> None:
     """Static linter for LLM inference-serving submissions."""
 
 
-@main.command()
+class _PathsCommand(click.Command):
+    """A command whose arguments name files (``check``): a tool that passes file names after its
+    own arguments (pre-commit appends the staged files) turns a file named ``--config=x.yaml`` or
+    ``-ovictim.sh`` into an option. An argument before ``--`` that reads as an option and also
+    names an existing file is refused (exit 2, one line), since only ``--`` can say which it is;
+    after ``--`` every argument is a path."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for arg in args:
+            if arg == "--":
+                break
+            if arg.startswith("-") and arg != "-" and os.path.lexists(arg):
+                from .read.paths import printable
+
+                _say(f"cfglint: error: '{printable(arg)}' is an option and also the name of a file: put `--` before "
+                     f"file names (cfglint check [OPTIONS] -- PATH ...) so that a file name is never read as an option")
+                ctx.exit(2)
+        return super().parse_args(ctx, args)
+
+
+@main.command(cls=_PathsCommand)
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="Output format.")
