@@ -414,7 +414,7 @@ class _Units:
             fixable = {f.span.path for f in findings if f.fix is not None or f.move is not None}
             texts = []
             with resolving():   # the files' directories resolved once
-                for tf in sub.texts:
+                for tf in sub.texts + sub.scan_only:
                     whole = tf.display in fixable
                     texts.append((tf.display, tf.path, real_path(tf.path),
                                   _needed_lines(tf, findings, whole, extra), tf if whole else None))

@@ -73,6 +73,10 @@ class Finding:
     # a structural fix (--fix): move the YAML key at key path ``move[0]`` to key path ``move[1]``
     # of the same file (a TensorRT-LLM key renamed into another section)
     move: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    # the SHA-256 (hex) of the bytes of the file this finding stands for when it says the file
+    # was left unchecked (IO001: binary, not UTF-8, YAML that does not parse): fingerprints and
+    # baselines cover it, so a baseline entry stops matching once the file's content changes
+    covers: str | None = None
 
     def sort_key(self) -> tuple:
         s = self.span

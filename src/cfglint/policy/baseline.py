@@ -23,13 +23,16 @@ from ..read.safeio import ReadError, atomic_write, read_bytes
 
 def fingerprint(f: Finding, sources: dict[str, list[str]], relative_to: str | None = None) -> str:
     """Rule, path and stripped line text, hashed; ``:1`` keeps GitHub's hash format. The path is
-    as displayed, or relative to ``relative_to`` (a baseline's directory) when given."""
+    as displayed, or relative to ``relative_to`` (a baseline's directory) when given. A finding
+    that stands for a whole unchecked file (:attr:`Finding.covers`) hashes the file's digest too:
+    its content is what the baseline accepted."""
     lines = sources.get(f.span.path) or []
     text = lines[f.span.line - 1].strip() if 1 <= f.span.line <= len(lines) else ""
     path = f.span.path
     if relative_to is not None:
         path = os.path.relpath(os.path.abspath(path), relative_to).replace(os.sep, "/")
-    return sha256(f"{f.rule_id}\0{path}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:32] + ":1"
+    key = f"{f.rule_id}\0{path}\0{text}" + (f"\0{f.covers}" if f.covers else "")
+    return sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32] + ":1"
 
 
 def base_dir(baseline_path: str) -> str:
