@@ -600,3 +600,28 @@ def test_issue25_a_token_written_with_yaml_escapes_is_found(tmp_path, written):
     red = [f for f in findings(out) if f[0] == "RED002"]
     first = len(cfg.read_text(encoding="utf-8").splitlines()) - written.count("\n") + 1
     assert [(f[1], f[2]) for f in red] == [("config.yml", first)]
+
+
+@settings(max_examples=examples(50, 300), deadline=None, derandomize=True)
+@given(kinds=st.lists(st.tuples(st.sampled_from(["error", "warning", "note"]), st.booleans(), st.booleans()),
+                      max_size=60),
+       limit=st.integers(0, 40))
+def test_property_a_sarif_cap_never_drops_a_credential_for_a_lesser_finding(kinds, limit):
+    """Issue 25, item 3: for any findings in path order (level, a credential or not, silenced in
+    source or not) and any limit, the SARIF cap keeps min(limit, n) of them in their order,
+    never leaves out a finding while keeping one that ranks below it (credentials, then errors,
+    warnings, notes; silenced ones last), and counts what it left out per level."""
+    from cfglint.output.report import capped, sarif
+
+    fs = [Finding("RED002" if secret else "RED001", f"m{i}", Span(f"f{i:03}.sh", 1, 1, 1, 2), level=level,
+                  secret=secret, suppressed="why" if quiet else None)
+          for i, (level, secret, quiet) in enumerate(kinds)]
+    kept, left_out = capped(fs, limit)
+    assert len(kept) == min(limit, len(fs)) and kept == [f for f in fs if any(f is k for k in kept)]
+    rank = lambda f: (bool(f.suppressed), not f.secret, -["note", "warning", "error"].index(f.level))  # noqa: E731
+    dropped = [f for f in fs if not any(f is k for k in kept)]
+    assert not dropped or not kept or max(map(rank, kept)) <= min(map(rank, dropped))
+    assert left_out == {lv: n for lv in ("error", "warning", "note") if (n := sum(f.level == lv for f in dropped))}
+    if limit >= len(fs):
+        log = json.loads(sarif(fs, {}, {}, 1))
+        assert len(log["runs"][0]["results"]) == len(fs) and "properties" not in log["runs"][0]

@@ -279,6 +279,8 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             body = ciformats.rdjson(result.findings, result.sources)
     else:   # in pieces, written as they are made: the report of a large corpus is never one string
         body = report.sarif_parts(result.findings, rules, result.sources, code)
+    # past GitHub's limit a SARIF run leaves results out (credentials and errors kept first): said
+    left_out = report.capped(result.findings)[1] if fmt == "sarif" else None
     if output:
         from .read.safeio import atomic_write
 
@@ -288,10 +290,12 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             _say(f"cfglint: error: cannot write {output}: {err.strerror}")
             sys.exit(2)
         if fmt != "text":
-            _say(report.summarize(result.findings, result.units, baselined))
+            _say(report.summarize(result.findings, result.units, baselined, left_out))
     else:
         for piece in [body] if isinstance(body, str) else body:
             click.echo(piece, nl=False)
+        if left_out:
+            _say(f"cfglint: warning: {report.left_out_text(left_out)}")
     sys.exit(code)
 
 

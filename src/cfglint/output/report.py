@@ -163,7 +163,8 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
         if "security" in r.tags:  # GitHub code scanning ranks security alerts by this score
             entry["properties"]["security-severity"] = r.security_severity
         driver_rules.append(entry)
-    dropped = max(0, len(findings) - MAX_RESULTS)
+    shown, left_out = capped(findings)
+    dropped = sum(left_out.values())
 
     def result_of(f: Finding) -> str:
         result = {
@@ -206,13 +207,12 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
             "newlineSequences": list(NEWLINE_SEQUENCES),   # a lone CR ends a line too (textfile.py)
             "invocations": [{"executionSuccessful": exit_code in (0, 1), "exitCode": exit_code,
                              **({"toolExecutionNotifications": [{"level": "warning", "message": {
-                                 "text": f"{dropped} results beyond GitHub's limit of {MAX_RESULTS} per run were left out"}}]}
-                                if dropped else {})}],
+                                 "text": left_out_text(left_out)}}]} if dropped else {})}],
+            **({"properties": {"resultsLeftOut": dropped, "resultsLeftOutByLevel": left_out}} if dropped else {}),
             "results": _RESULTS_SLOT,
         }],
     }
     head, tail = json.dumps(log, indent=2).split(json.dumps(_RESULTS_SLOT), 1)
-    shown = findings[:MAX_RESULTS]
     if not shown:
         yield head + "[]" + tail + "\n"
         return
@@ -220,6 +220,38 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
     for i, f in enumerate(shown):
         yield (",\n" if i else "") + result_of(f)
     yield "\n      ]" + tail + "\n"
+
+
+def capped(findings: list[Finding], limit: int | None = None) -> tuple[list[Finding], dict[str, int]]:
+    """The findings a SARIF run keeps under GitHub's limit of ``limit`` results, in their order,
+    and how many it leaves out per level (only levels with any). What is kept first: credentials
+    (RED002), then errors, warnings and notes, findings silenced in source last; in path order
+    within each. A file's leaked secret is never pushed out by many findings in another.
+    ``limit``: MAX_RESULTS when None."""
+    limit = MAX_RESULTS if limit is None else limit
+    if len(findings) <= limit:
+        return findings, {}
+    from ..model import level_rank
+
+    def rank(i: int) -> tuple:
+        f = findings[i]
+        return (bool(f.suppressed), not f.secret, -level_rank(f.level or "error"), i)
+
+    kept = set(sorted(range(len(findings)), key=rank)[:limit])
+    left_out: dict[str, int] = {}
+    for i, f in enumerate(findings):
+        if i not in kept:
+            left_out[f.level or "error"] = left_out.get(f.level or "error", 0) + 1
+    order = ("error", "warning", "note")
+    return [f for i, f in enumerate(findings) if i in kept], dict(sorted(left_out.items(), key=lambda kv: order.index(kv[0])))
+
+
+def left_out_text(left_out: dict[str, int]) -> str:
+    """What a SARIF report says (a notification, the summary) about the results it left out."""
+    limit = MAX_RESULTS
+    levels = ", ".join(f"{n} {level}(s)" for level, n in left_out.items())
+    return (f"the SARIF report left out {sum(left_out.values())} results past GitHub's limit of {limit} per run: "
+            f"{levels}; credentials and errors were kept first (another format shows every finding)")
 
 
 # SARIF is written as json.dumps(log, indent=2) writes it, but each result is turned into text as
@@ -236,15 +268,18 @@ def _in_results(result: dict) -> str:
     return "\n".join(_RESULT_INDENT + line for line in json.dumps(result, indent=2).split("\n"))
 
 
-def summarize(findings: Iterable[Finding], n_units: int, baselined: int | None = None) -> str:
+def summarize(findings: Iterable[Finding], n_units: int, baselined: int | None = None,
+              left_out: dict[str, int] | None = None) -> str:
     """The one-line summary of a run: findings by level, submissions and files linted, how many
-    findings a suppression comment silenced and (``baselined``, with ``--baseline``) how many
-    the baseline hid."""
+    findings a suppression comment silenced, (``baselined``, with ``--baseline``) how many
+    the baseline hid and (``left_out``, of :func:`capped`) how many a SARIF report left out."""
     findings = list(findings)
     quiet = sum(1 for f in findings if f.suppressed)
     notes = [f"{quiet} suppressed in source"] if quiet else []
     if baselined is not None:
         notes.append(f"{baselined} finding{'' if baselined == 1 else 's'} hidden by the baseline")
+    if left_out:
+        notes.append(left_out_text(left_out))
     tail = f" ({'; '.join(notes)})" if notes else ""
     findings = [f for f in findings if not f.suppressed]
     if not findings:
