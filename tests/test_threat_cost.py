@@ -12,6 +12,7 @@ long value expanded many times).
 from __future__ import annotations
 
 import gc
+import json
 import os
 import time
 from pathlib import Path
@@ -279,3 +280,32 @@ def test_a_suppression_comment_padded_with_blanks_is_read_in_linear_time(tmp_pat
         times.append(time.perf_counter() - t)
     assert times[1] <= RATIO * max(times[0], 1e-3)
     assert parse_directive("x  # cfglint: disable=RED001, flg -- a reason  ") == ("disable", "RED001, flg ", "a reason", 3)
+
+
+@pytest.mark.parametrize("n", [100, 1000])
+def test_fingerprints_hash_each_line_once_however_many_findings_it_holds(tmp_path, monkeypatch, n):
+    """Issue 25, item 4: each finding hashed its whole source line for its SARIF line hash, its
+    baseline entry and its GitLab fingerprint, so N findings on one long line cost N passes over
+    it (4x the findings ~10x the time). Counted, not timed: the characters hashed for N findings
+    on a line of N host paths stay within a few passes over the line per output, whatever N."""
+    from cfglint.checks import all_rules
+    from cfglint.model import Finding, Span
+    from cfglint.output import ciformats, report
+    from cfglint.policy import baseline
+
+    words = [f"/home/u{i}/x" for i in range(n)]
+    line = "echo " + " ".join(words)
+    found, at = [], len("echo ") + 1
+    for w in words:
+        found.append(Finding("RED001", "p", Span("run.sh", 1, at, 1, at + len(w)), level="error", fix="<host-path>"))
+        at += len(w) + 1
+    sources = {"run.sh": [line]}
+    hashed = []
+    real = baseline.sha256
+    monkeypatch.setattr(baseline, "sha256", lambda data=b"": (hashed.append(len(data)), real(data))[1])
+    log = json.loads(report.sarif(found, all_rules(), sources, 1))
+    assert len({r["partialFingerprints"]["primaryLocationLineHash"] for r in log["runs"][0]["results"]}) == 1
+    baseline.write(str(tmp_path / "b.json"), found, sources)
+    assert baseline.new_findings(found, baseline.read(str(tmp_path / "b.json")), sources, str(tmp_path)) == []
+    ciformats.gitlab(found, all_rules(), sources)
+    assert sum(hashed) <= 8 * len(line), (n, sum(hashed), len(line))

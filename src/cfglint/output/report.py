@@ -143,7 +143,7 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
     rule_ids = list(rules)
     driver_rules = []
     from ..knowledge import coverage
-    from ..policy.baseline import fingerprint  # SARIF only
+    from ..policy.baseline import Fingerprints  # SARIF only
     from .ruledocs import DOCS_URI, render
 
     covered = coverage()  # what the knowledge covers, for tool.driver.properties
@@ -164,6 +164,7 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
             entry["properties"]["security-severity"] = r.security_severity
         driver_rules.append(entry)
     shown, left_out = capped(findings)
+    fingerprint = Fingerprints(sources)
     dropped = sum(left_out.values())
 
     def result_of(f: Finding) -> str:
@@ -174,7 +175,7 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
             "locations": [{"physicalLocation": {
                 "artifactLocation": _artifact(f.span.path),
                 "region": _region(f.span)}}],
-            "partialFingerprints": {"primaryLocationLineHash": fingerprint(f, sources)},
+            "partialFingerprints": {"primaryLocationLineHash": fingerprint(f)},
         }
         if f.rule_id in rule_ids:
             result["ruleIndex"] = rule_ids.index(f.rule_id)
