@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from ..model import Finding
 from ..read.safeio import ReadError, atomic_write, read_bytes
 from ..read.textfile import ByteMap, TextFile
+from ..read.wordparts import whole_word_part
 
 
 def _whole(text: str) -> bool:
@@ -76,6 +77,9 @@ def _plan(fs: list[Finding], tf: TextFile, notes: list[str]) -> list[Edit]:
             continue
         if not _whole(tf.data[at[0]:at[1]].decode("utf-8", "replace")):
             notes.append(_note(f, "the replacement would cut a shell expansion, bracket or quote in two"))
+            continue
+        if not whole_word_part(where.lines[s.line - 1], s.col - 1, s.end_col - 1):
+            notes.append(_note(f, "the span is part of a longer shell word (quoted parts, a backslash-newline)"))
             continue
         edits.append(Edit(at[0], at[1], f.fix or "", [f]))
     edits.sort(key=lambda e: (e.start, -e.end))
