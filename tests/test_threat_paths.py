@@ -51,6 +51,19 @@ def cli(*args: str, cwd: Path | None = None) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def docs(*args: str, cwd: Path) -> tuple[int, str]:
+    """``cfglint docs ARGS`` in this process, as :func:`cli` runs ``check``."""
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(main, ["docs", *args])
+    finally:
+        os.chdir(old)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"cfglint raised {type(result.exception).__name__}") from result.exception
+    return result.exit_code, result.output
+
+
 def run(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
     """``cfglint check ARGS`` as a separate process (a hang shows as TimeoutExpired)."""
     return subprocess.run([str(CFGLINT), "check", *args], cwd=cwd, capture_output=True, text=True,
@@ -181,6 +194,42 @@ def test_issue10_kind5_output_and_baseline_do_not_overwrite_the_target_of_a_comm
     code, out = cli("submissions", option, "reports/new/cfglint.json", cwd=repo)
     assert code == 2 and "leaves the working tree" in one_line_error(out)
     assert sorted(p.name for p in outside.iterdir()) == ["run.sh", "submission.yaml", "victim.txt"]
+
+
+@pytest.mark.parametrize("option", ["-o", "--write-baseline"])
+def test_issue25_outputs_do_not_go_through_a_directory_link_outside_a_git_tree(tmp_path, option):
+    """Issue 25, item 6: with no git working tree (a submission tarball unpacked in the working
+    directory), -o and --write-baseline wrote through a linked directory (reports -> outside)."""
+    repo, outside = repo_with_outside(tmp_path)
+    shutil.rmtree(repo / ".git")
+    os.symlink(outside, repo / "reports")
+    listed = sorted(outside.rglob("*"))
+    for target in ("reports/cfglint.json", "reports/new/cfglint.json"):
+        code, out = cli("submissions", option, target, "-f", "json", cwd=repo)
+        assert code == 2 and one_line_error(out) == (
+            f"cfglint: error: cannot write {target}: its directory is reached through a symbolic link that leaves "
+            "the working directory; cfglint does not write through links")
+    assert sorted(outside.rglob("*")) == listed
+    # the control: a real directory in the tree, and a place named outside the working directory
+    (repo / "out").mkdir()
+    assert cli("submissions", option, "out/cfglint.json", cwd=repo)[0] == 0 and (repo / "out" / "cfglint.json").is_file()
+    assert cli("submissions", option, str(outside / "mine.json"), cwd=repo)[0] == 0
+
+
+@pytest.mark.parametrize("git", [True, False])
+def test_issue25_docs_creates_no_directory_through_a_link(tmp_path, git):
+    """Issue 25, item 12: `cfglint docs DIR` created DIR's missing directories through a link
+    out of the tree (docs -> outside) before refusing to write the pages."""
+    repo, outside = repo_with_outside(tmp_path)
+    if not git:
+        shutil.rmtree(repo / ".git")
+    os.symlink(outside, repo / "docs")
+    listed = sorted(outside.rglob("*"))
+    code, out = docs("docs/new/rules", cwd=repo)
+    assert code == 2 and "cannot write rule pages into docs/new/rules: its directory is reached through a symbolic " \
+        "link that leaves the working" in one_line_error(out)
+    assert sorted(outside.rglob("*")) == listed
+    assert docs("rules", cwd=repo)[0] == 0 and (repo / "rules" / "RED002.md").is_file()   # the control
 
 
 @pytest.mark.parametrize("name", [".cfglint.yaml", "pyproject.toml"])
@@ -484,7 +533,9 @@ def test_property_nothing_outside_the_root_is_read_or_written(layout, git, name_
             named.append(str(where))
         for out_name in ("report.out", "base.json"):
             os.symlink(outside / "run.sh", repo / out_name)
+        os.symlink(outside, repo / "reports")   # a committed (or unpacked) directory link out
         before = {p: snapshot(p) for p in outside.rglob("*") if p.is_file()}
+        listed = sorted(outside.rglob("*"))
         args = [str(repo)] + (named if name_links else [])
         code, out = cli(*args, "--fix", "-f", fmt, cwd=repo)
         assert code in (0, 1) and SENTINEL not in out
@@ -492,8 +543,16 @@ def test_property_nothing_outside_the_root_is_read_or_written(layout, git, name_
             code, out = cli(*args, option, name, cwd=repo)
             assert code == 2 and "Traceback" not in out and SENTINEL not in out
             assert out.strip().splitlines()[-1].startswith(f"cfglint: error: cannot write {name}: is a symbolic link")
+        # issue 25, items 6 and 12: through the directory link, with or without a git working tree
+        for option, name in (("-o", "reports/new/r.out"), ("--write-baseline", "reports/base.json")):
+            code, out = cli(*args, option, name, cwd=repo)
+            assert code == 2 and "Traceback" not in out and SENTINEL not in out
+            assert out.strip().splitlines()[-1].startswith(f"cfglint: error: cannot write {name}: its directory is "
+                                                           "reached through a symbolic link that leaves the working")
+        code, out = docs("reports/rules", cwd=repo)
+        assert code == 2 and "leaves the working" in one_line_error(out)
         after = {p: snapshot(p) for p in outside.rglob("*") if p.is_file()}
-        assert after == before
+        assert after == before and sorted(outside.rglob("*")) == listed
 
 
 def test_every_file_is_opened_through_safeio():

@@ -410,6 +410,13 @@ def write_docs(directory: str | None) -> None:
         _say(f"cfglint: error: cannot write rule pages into {printable(directory)}: it is not a directory "
              "(name a directory to create or fill, or none to print the pages)")
         sys.exit(2)
+    from .read.safeio import make_dirs, writable_place
+
+    try:   # no directory is made, no page read or written, through a link out of the tree
+        writable_place(directory)
+    except OSError as err:
+        _say(f"cfglint: error: cannot write rule pages into {printable(directory)}: {err.strerror}")
+        sys.exit(2)
     foreign = _not_written_by_docs(directory, rules)
     if foreign is not None:
         _say(f"cfglint: error: {printable(foreign)} exists and was not written by cfglint docs: it is not "
@@ -417,7 +424,7 @@ def write_docs(directory: str | None) -> None:
         sys.exit(2)
     target = directory
     try:  # atomically, never through a symbolic link (safeio)
-        os.makedirs(directory, exist_ok=True)
+        make_dirs(directory)
         for r in rules.values():
             target = os.path.join(directory, f"{r.id}.md")
             atomic_write(target, render(r))
