@@ -375,6 +375,70 @@ def test_fifo_or_device_link_in_a_submission_is_an_io_finding(tmp_path):
     assert code == 1 and "IO001" in out and "not a regular file" in out
 
 
+FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full (a device whose writes fail with ENOSPC)")
+# (a clean run in the github format writes nothing: there is no report to lose)
+@pytest.mark.parametrize("args", [[f, "-f", fmt] for f in ("clean", "findings") for fmt in FORMATS
+                                  if (f, fmt) != ("clean", "github")]
+                         + [["rules"], ["docs"], ["rule", "RED002"], ["--version"]],
+                         ids=lambda a: "-".join(a))
+def test_issue25_kind8_a_report_that_cannot_be_written_is_exit_2_with_one_line(tmp_path, args):
+    """Issue 25, item 8: a report that cannot be written (disk full: standard output on
+    /dev/full) gave a traceback and exit 1, and a clean run exit 0 without its report. Now:
+    exit 2 and one line, in every format and command."""
+    if args[0] in ("clean", "findings"):
+        d = copy_submission(KIMI_B300, tmp_path)
+        if args[0] == "findings":
+            replace_once(d / "run.sh", "--tp-size 8", "--tp-size 4")
+        args = ["check", str(d), *args[1:]]
+    with open("/dev/full", "w") as full:   # the test opens the device; cfglint only inherits it
+        proc = subprocess.run([str(CFGLINT), *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert lines[-1] == "cfglint: error: cannot write to standard output: No space left on device", proc.stderr
+    assert len(lines) == 1, proc.stderr
+
+
+@pytest.mark.parametrize("option", ["-o", "--write-baseline"])
+@pytest.mark.parametrize("findings", [False, True])
+def test_issue25_kind8_a_full_disk_under_an_output_file_is_exit_2_with_one_line(tmp_path, monkeypatch, option,
+                                                                               findings):
+    """Item 8 for -o and --write-baseline: the file's write fails with ENOSPC (simulated): one
+    line, exit 2, clean run or not, and no temporary file left behind."""
+    import errno
+
+    import cfglint.read.safeio as safeio
+
+    d = copy_submission(KIMI_B300, tmp_path / "s")
+    if findings:
+        replace_once(d / "run.sh", "--tp-size 8", "--tp-size 4")
+    real = os.fdopen
+
+    class Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+    monkeypatch.setattr(safeio.os, "fdopen", lambda fd, *a, **k: Full(real(fd, *a, **k)))
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    for fmt in FORMATS if option == "-o" else ("text",):
+        code, out = cli(str(d), option, str(out_dir / "report"), "-f", fmt)
+        assert code == 2 and one_line_error(out) == (f"cfglint: error: cannot write {out_dir / 'report'}: "
+                                                     "No space left on device"), fmt
+    assert list(out_dir.iterdir()) == []
+
+
 @pytest.mark.parametrize("content, why", [
     ('{"cfglint-baseline": 1, "findings": 5}', "'findings' must be a list"),
     ('{"cfglint-baseline": 1, "findings": [{"fingerprint": [1]}]}', "findings[0] must be"),

@@ -6,6 +6,7 @@ configuration error.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -26,6 +27,23 @@ def _say(message: str) -> None:
 
 FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson")
 
+_stdout_failed = False   # a write to standard output failed: the process ends with exit 2 (run)
+
+
+def _out(text: str, nl: bool = True) -> None:
+    """Write report text to standard output (click.echo flushes each write). A write that fails
+    (a full disk, an I/O error) is exit 2 with one line on standard error, whatever the
+    findings, also on a clean run; a closed pipe (``| head``) is click's, as before."""
+    global _stdout_failed
+    try:
+        click.echo(text, nl=nl)
+    except OSError as err:
+        if err.errno == errno.EPIPE:
+            raise
+        _stdout_failed = True
+        _say(f"cfglint: error: cannot write to standard output: {err.strerror or err}")
+        sys.exit(2)
+
 
 def run() -> None:
     """The ``cfglint`` command (and ``python -m cfglint``): :func:`main`, then the process ends
@@ -34,18 +52,28 @@ def run() -> None:
     Taken only when nothing else runs: no thread but this one, no multiprocessing child (a
     --jobs pool is shut down inside the run); the shell-parse worker is killed and reaped (it
     holds nothing to flush). Output is flushed first; a string or None exit code, or a flush
-    that fails (a closed pipe), takes the interpreter's own exit path as before."""
+    that fails on a closed pipe, takes the interpreter's own exit path as before; a report that
+    cannot be written to standard output (a full disk) is exit 2 with one line (:func:`_out`)."""
     try:
         main()
         code: object = 0
     except SystemExit as exc:
         code = exc.code
+    if not _stdout_failed:
+        try:
+            sys.stdout.flush()
+        except OSError as err:   # what is left of the report cannot be written (a full disk)
+            if err.errno == errno.EPIPE:
+                raise SystemExit(code) from None
+            _say(f"cfglint: error: cannot write to standard output: {err.strerror or err}")
+            _ended_without_stdout()
+    else:   # the report was not written: its buffered rest must not be flushed (and fail) at exit
+        _ended_without_stdout()
     th, mp = sys.modules.get("threading"), sys.modules.get("multiprocessing")
     if (not isinstance(code, int) or (th is not None and th.active_count() != 1)
             or (mp is not None and mp.active_children())):
         raise SystemExit(code)
     try:
-        sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:
         raise SystemExit(code) from None
@@ -53,6 +81,18 @@ def run() -> None:
 
     shellworker.close(kill=True)
     os._exit(code)
+
+
+def _ended_without_stdout() -> None:
+    """End the process with exit 2 after a failed write to standard output, without the
+    interpreter's exit flushing the rest of the report (which fails again, with a traceback)."""
+    try:
+        sys.stderr.flush()
+    finally:
+        from .read.shell import worker as shellworker
+
+        shellworker.close(kill=True)
+        os._exit(2)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -66,9 +106,9 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     from .knowledge import coverage_line
     from .read.safeio import ReadError
 
-    click.echo(f"cfglint {__version__} ({DISTRIBUTION})")
+    _out(f"cfglint {__version__} ({DISTRIBUTION})")
     try:
-        click.echo(coverage_line())
+        _out(coverage_line())
     except (OSError, ReadError, ValueError, yaml.YAMLError) as err:  # a broken installation
         _say(f"cfglint: cannot read the bundled knowledge: {err}")
         ctx.exit(2)
@@ -293,7 +333,7 @@ def check(paths: tuple[str, ...], fmt: str, output: str | None, fail_level: str 
             _say(report.summarize(result.findings, result.units, baselined, left_out))
     else:
         for piece in [body] if isinstance(body, str) else body:
-            click.echo(piece, nl=False)
+            _out(piece, nl=False)
         if left_out:
             _say(f"cfglint: warning: {report.left_out_text(left_out)}")
     sys.exit(code)
@@ -330,7 +370,7 @@ def init(path: str, dry_run: bool, show_diff: bool, knowledge_files: tuple[str, 
     for line in summary(result):
         _say(f"cfglint: {line}")
     if show_diff:
-        click.echo(diff(result), nl=False)
+        _out(diff(result), nl=False)
     if dry_run or show_diff:
         sys.exit(1 if result.changed else 0)
     if result.changed:
@@ -351,7 +391,7 @@ def list_rules() -> None:
     from .checks import all_rules
 
     for r in all_rules().values():
-        click.echo(f"{r.id:8} {r.name:30} {r.level:8} {r.summary}")
+        _out(f"{r.id:8} {r.name:30} {r.level:8} {r.summary}")
 
 
 @main.command("rule")
@@ -365,7 +405,7 @@ def show_rule(rule_id: str) -> None:
     if r is None:
         _say(f"cfglint: error: unknown rule {rule_id!r}; see 'cfglint rules'")
         sys.exit(2)
-    click.echo(render(r))
+    _out(render(r))
 
 
 def _not_written_by_docs(directory: str, rules: dict) -> str | None:
@@ -404,7 +444,7 @@ def write_docs(directory: str | None) -> None:
 
     rules = all_rules()
     if directory is None:
-        click.echo(one_document(rules), nl=False)
+        _out(one_document(rules), nl=False)
         return
     if os.path.lexists(directory) and not os.path.isdir(directory):
         _say(f"cfglint: error: cannot write rule pages into {printable(directory)}: it is not a directory "
