@@ -358,3 +358,55 @@ def test_property_a_file_name_is_never_read_as_an_option(tmp_path_factory, optio
     assert lines[0].startswith("cfglint: error: '") and "put `--` before file names" in lines[0]
     assert linted.exit_code in (0, 1), linted.output
     assert sorted(p.name for p in d.iterdir()) == before
+
+
+# -- issue 25, item 9: init writes file names that read back as themselves -----------------------
+
+def _init_and_check(d: Path) -> tuple[list, list]:
+    """``cfglint init D`` then ``cfglint check D -f json``: (the manifest's files.launch as a
+    YAML 1.1 loader reads it, the findings' (rule, file name) for SUB002 / SUB003)."""
+    import yaml
+
+    res = CliRunner().invoke(main, ["init", str(d)])
+    assert res.exit_code == 0, res.output
+    launch = yaml.safe_load((d / "submission.yaml").read_text(encoding="utf-8"))["files"]["launch"]
+    res = CliRunner().invoke(main, ["check", str(d), "-f", "json"])
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    found = json.loads(res.stdout)["findings"]
+    return launch, [(f["rule"], f["path"]) for f in found if f["rule"] in ("SUB002", "SUB003")]
+
+
+@pytest.mark.parametrize("name", ["run\u0085x.sh", "a\u2028b.sh", "a\u2029b.sh", "z\udcff.sh", "a\x1bb.sh"])
+def test_issue25_init_writes_a_file_name_that_reads_back_as_itself(tmp_path, name):
+    """Issue 25, item 9: `cfglint init` wrote `run<U+0085>x.sh` in a single-quoted scalar, where
+    YAML 1.1 (PyYAML, what cfglint and the engines read) takes U+0085 for a line break: it read
+    back as 'run x.sh' (SUB002: not there, SUB003: run<U+0085>x.sh not listed). Names that would
+    not read back are written double-quoted with escapes."""
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(EXAMPLES / KIMI_B300 / "run.sh", d / name)
+    launch, wrong = _init_and_check(d)
+    assert launch == [name] and wrong == []
+    # an update adds a second one the same way
+    shutil.copy(EXAMPLES / KIMI_B300 / "run.sh", d / ("b" + name))
+    launch, wrong = _init_and_check(d)
+    assert sorted(launch) == sorted([name, "b" + name]) and wrong == []
+
+
+_NAME = st.text(alphabet="ab -_.:#'\"\\&*!?%@`[]{},|>\u0085\u2028\u2029\x1b\x7f\u00e9\u202e\udcff\t",
+                min_size=1, max_size=10).filter(lambda n: n.strip(" .") != "" and not n.startswith("."))
+
+
+@settings(max_examples=examples(20, 80), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(names=st.lists(_NAME, min_size=1, max_size=3, unique=True))
+def test_property_init_lists_every_file_name_as_it_is(tmp_path_factory, names):
+    """For any launch file names (YAML indicators, quotes, line breaks YAML 1.1 knows, controls,
+    a byte that is not UTF-8): init lists each, a YAML 1.1 loader reads each back as itself, and
+    check finds every listed file there and no file unlisted."""
+    d = tmp_path_factory.mktemp("names") / "sub"
+    d.mkdir()
+    for n in names:
+        shutil.copy(EXAMPLES / KIMI_B300 / "run.sh", d / f"{n}.sh")
+    launch, wrong = _init_and_check(d)
+    assert sorted(launch) == sorted(f"{n}.sh" for n in names) and wrong == []

@@ -3,7 +3,7 @@ launch does not say (ruamel.yaml round-trip, imported here only: ``cfglint check
 
 from __future__ import annotations
 
-from ..roundtrip import dump, rt_yaml
+from ..roundtrip import dump, read_back_safe, rt_yaml
 from .fields import ROLE_INT_KEYS, TO_FILL, Derived
 
 TODO = "FILL IN"
@@ -88,4 +88,4 @@ def new_manifest(d: Derived) -> str:
             "`cfglint check`."]
     head += [_comment(f"The launch sets a {p}; the manifest has no field for it.") for p in d.parsers]
     top.yaml_set_start_comment("\n".join(head))
-    return dump(rt_yaml(), top)
+    return dump(rt_yaml(), read_back_safe(top))
