@@ -366,6 +366,29 @@ def test_issue10_kind8_fifo_does_not_hang(tmp_path, option):
     assert code == 2 and "not a regular file" in one_line_error(out)
 
 
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif", "gitlab", "junit", "rdjson"])
+def test_issue25_kind11_a_fifo_found_by_discovery_is_a_finding(tmp_path, fmt):
+    """Issue 25, item 11: a FIFO in a submission that its manifest does not name (`.env`,
+    `extra.sh`), or among loose files, was skipped with no finding. Each is an IO001 at the
+    file, in every format, and the run does not block on it."""
+    d = copy_submission(KIMI_B300, tmp_path / "repo")
+    (tmp_path / "repo" / ".git").mkdir()
+    os.mkfifo(d / ".env")
+    os.mkfifo(d / "extra.sh")
+    (tmp_path / "repo" / "loose").mkdir()
+    os.mkfifo(tmp_path / "repo" / "loose" / "x.yaml")
+    with no_hang():
+        code, out = cli(".", "-f", fmt, cwd=tmp_path / "repo")
+    assert code == 1
+    with no_hang():
+        found = json_of(cli(".", "-f", "json", cwd=tmp_path / "repo")[1])["findings"]
+    where = sorted((f["path"], f["line"], f["column"]) for f in found if f["rule"] == "IO001")
+    rel = d.relative_to(tmp_path / "repo").as_posix()
+    assert where == sorted([("loose/x.yaml", 1, 1), (f"{rel}/.env", 1, 1), (f"{rel}/extra.sh", 1, 1)])
+    for path, *_ in where:
+        assert path in out, (fmt, path)
+
+
 def test_fifo_or_device_link_in_a_submission_is_an_io_finding(tmp_path):
     d = copy_submission(KIMI_B300, tmp_path)
     os.remove(d / "run.sh")
@@ -562,7 +585,7 @@ def test_property_random_bytes_as_knowledge_baseline_or_config(serve_file, data,
 
 
 LINK_NAMES = ["submission.yaml", "run.sh", "extra.sh", "loose.sh", "sub-dir"]
-TARGETS = ["outside-manifest", "outside-run", "outside-dir", "inside-run", "dangling", "loop", "none"]
+TARGETS = ["outside-manifest", "outside-run", "outside-dir", "inside-run", "dangling", "loop", "none", "fifo"]
 
 
 @settings(max_examples=EXAMPLES_N, deadline=None, derandomize=True,
@@ -593,6 +616,9 @@ def test_property_nothing_outside_the_root_is_read_or_written(layout, git, name_
                 if target == "inside-run" and name == "run.sh":
                     continue
                 os.remove(where)
+            if target == "fifo":   # issue 25, item 11: a FIFO where a launch file could be
+                os.mkfifo(where)
+                continue
             os.symlink(where if target == "loop" else target_of[target], where)
             named.append(str(where))
         for out_name in ("report.out", "base.json"):
@@ -601,8 +627,12 @@ def test_property_nothing_outside_the_root_is_read_or_written(layout, git, name_
         before = {p: snapshot(p) for p in outside.rglob("*") if p.is_file()}
         listed = sorted(outside.rglob("*"))
         args = [str(repo)] + (named if name_links else [])
-        code, out = cli(*args, "--fix", "-f", fmt, cwd=repo)
+        with no_hang():
+            code, out = cli(*args, "--fix", "-f", fmt, cwd=repo)
         assert code in (0, 1) and SENTINEL not in out
+        for name in ("extra.sh", "loose.sh"):   # found by discovery: a finding, never skipped in silence
+            if layout[name] == "fifo" and fmt == "text":
+                assert f"{name}:1:1: IO001 [error] cannot read " in out and "not a regular file" in out
         for option, name in (("-o", "report.out"), ("--write-baseline", "base.json")):
             code, out = cli(*args, option, name, cwd=repo)
             assert code == 2 and "Traceback" not in out and SENTINEL not in out
