@@ -36,14 +36,14 @@ HOST_MODEL = f"/home/alice/{SENTINEL}/Kimi-K3"
 EXAMPLES_N = examples(25, 60)
 
 
-def cli(*args: str, cwd: Path | None = None) -> tuple[int, str]:
-    """Run ``cfglint check ARGS`` in this process: (exit code, stdout + stderr). A Python
-    exception inside cfglint fails the test (it would be a traceback)."""
+def cli(*args: str, cwd: Path | None = None, command: str = "check") -> tuple[int, str]:
+    """Run ``cfglint check ARGS`` (or another ``command``) in this process: (exit code, stdout +
+    stderr). A Python exception inside cfglint fails the test (it would be a traceback)."""
     old = os.getcwd()
     if cwd is not None:
         os.chdir(cwd)
     try:
-        result = CliRunner().invoke(main, ["check", *args])
+        result = CliRunner().invoke(main, [command, *args])
     finally:
         os.chdir(old)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
@@ -53,15 +53,7 @@ def cli(*args: str, cwd: Path | None = None) -> tuple[int, str]:
 
 def docs(*args: str, cwd: Path) -> tuple[int, str]:
     """``cfglint docs ARGS`` in this process, as :func:`cli` runs ``check``."""
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        result = CliRunner().invoke(main, ["docs", *args])
-    finally:
-        os.chdir(old)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"cfglint raised {type(result.exception).__name__}") from result.exception
-    return result.exit_code, result.output
+    return cli(*args, cwd=cwd, command="docs")
 
 
 def run(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
