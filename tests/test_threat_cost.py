@@ -348,7 +348,7 @@ def test_ten_times_a_yaml_stream_past_the_node_limit_costs_at_most_twelve_times(
     times = []
     for n in (500, 5000):
         text, best = _stream(n), float("inf")
-        for _ in range(2):
+        for _ in range(BEST):
             gc.collect()
             t = time.perf_counter()
             try:
