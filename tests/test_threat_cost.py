@@ -12,6 +12,7 @@ long value expanded many times).
 from __future__ import annotations
 
 import gc
+import json
 import os
 import time
 from pathlib import Path
@@ -279,3 +280,81 @@ def test_a_suppression_comment_padded_with_blanks_is_read_in_linear_time(tmp_pat
         times.append(time.perf_counter() - t)
     assert times[1] <= RATIO * max(times[0], 1e-3)
     assert parse_directive("x  # cfglint: disable=RED001, flg -- a reason  ") == ("disable", "RED001, flg ", "a reason", 3)
+
+
+@pytest.mark.parametrize("n", [100, 1000])
+def test_fingerprints_hash_each_line_once_however_many_findings_it_holds(tmp_path, monkeypatch, n):
+    """Issue 25, item 4: each finding hashed its whole source line for its SARIF line hash, its
+    baseline entry and its GitLab fingerprint, so N findings on one long line cost N passes over
+    it (4x the findings ~10x the time). Counted, not timed: the characters hashed for N findings
+    on a line of N host paths stay within a few passes over the line per output, whatever N."""
+    from cfglint.checks import all_rules
+    from cfglint.model import Finding, Span
+    from cfglint.output import ciformats, report
+    from cfglint.policy import baseline
+
+    words = [f"/home/u{i}/x" for i in range(n)]
+    line = "echo " + " ".join(words)
+    found, at = [], len("echo ") + 1
+    for w in words:
+        found.append(Finding("RED001", "p", Span("run.sh", 1, at, 1, at + len(w)), level="error", fix="<host-path>"))
+        at += len(w) + 1
+    sources = {"run.sh": [line]}
+    hashed = []
+    real = baseline.sha256
+    monkeypatch.setattr(baseline, "sha256", lambda data=b"": (hashed.append(len(data)), real(data))[1])
+    log = json.loads(report.sarif(found, all_rules(), sources, 1))
+    assert len({r["partialFingerprints"]["primaryLocationLineHash"] for r in log["runs"][0]["results"]}) == 1
+    baseline.write(str(tmp_path / "b.json"), found, sources)
+    assert baseline.new_findings(found, baseline.read(str(tmp_path / "b.json")), sources, str(tmp_path)) == []
+    ciformats.gitlab(found, all_rules(), sources)
+    assert sum(hashed) <= 8 * len(line), (n, sum(hashed), len(line))
+
+
+def _stream(n: int) -> str:
+    """A YAML stream of ``n`` documents of 22 nodes each (kubectl / helm template output)."""
+    return "".join(f"---\nitems: [{', '.join(['1'] * 20)}]\n" for _ in range(n))
+
+
+def test_a_yaml_stream_past_the_node_limit_is_refused_in_one_pass(monkeypatch):
+    """Issue 25, item 10: a stream libyaml composed but whose documents together pass the node
+    limit was handed to the pure-Python loader, which composed all of it again (~7x slower) to
+    raise the same error: 10x the input took ~60x the time. libyaml's composition decides it:
+    the pure-Python loader is not run, and the error is the same, at the same document."""
+    import yaml
+
+    from cfglint.read import yamlsrc
+
+    monkeypatch.setattr(yamlsrc, "MAX_NODES", 20_000)   # the pure-Python pass below stays short
+    loaders = []
+    real = yaml.compose_all
+    monkeypatch.setattr(yaml, "compose_all", lambda text, Loader: (loaders.append(Loader), real(text, Loader=Loader))[1])
+    text = _stream(yamlsrc.MAX_NODES // 22 + 100)
+    with pytest.raises(yamlsrc.YamlError) as c_err:
+        yamlsrc.parse_yaml_all(text, "k8s.yaml")
+    assert loaders == [yamlsrc._CLoader]
+    with pytest.raises(yamlsrc.YamlError) as py_err:
+        yamlsrc.parse_yaml_all(text, "k8s.yaml", c_loader=False)
+    assert (str(c_err.value), c_err.value.span) == (str(py_err.value), py_err.value.span)
+    assert "expand to more than 20000 nodes" in str(c_err.value)
+
+
+def test_ten_times_a_yaml_stream_past_the_node_limit_costs_at_most_twelve_times(monkeypatch):
+    """Item 10 timed, as the README promises (~12x for 10x): 1x is under the node limit (made
+    50,000 here to keep the run short), 10x is past it."""
+    from cfglint.read import yamlsrc
+
+    monkeypatch.setattr(yamlsrc, "MAX_NODES", 50_000)
+    times = []
+    for n in (500, 5000):
+        text, best = _stream(n), float("inf")
+        for _ in range(BEST):
+            gc.collect()
+            t = time.perf_counter()
+            try:
+                yamlsrc.parse_yaml_all(text, "k8s.yaml")
+            except yamlsrc.YamlError:
+                assert n == 5000
+            best = min(best, time.perf_counter() - t)
+        times.append(best)
+    assert times[1] <= RATIO * max(times[0], 0.05), times
