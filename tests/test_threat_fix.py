@@ -352,6 +352,24 @@ def test_issue25_a_fix_never_cuts_a_shell_word(tmp_path, word, fixed):
     assert len(_logical_lines(run.read_text(encoding="utf-8"))) == len(_logical_lines(before.decode("utf-8")))
 
 
+@pytest.mark.parametrize("prev, joined", [
+    ("  --download-dir /home/\\", True),    # the word goes on at the start of the next line
+    ("  --download-dir /home/ \\", False),  # a blank before the backslash-newline ends the word
+    ("  --x a\\\\\\", True),              # an escaped backslash, then the continuation
+    ("  --x a\\\\", False),                 # an escaped backslash only: the line ends there
+    ("\\", True), ("", False), ("  --tp-size 8", False),
+])
+def test_a_word_at_the_start_of_a_line_may_go_on_from_the_line_before(prev, joined):
+    """Found by the property below on CI: '/home/\\' then '/home/' on the next line is one word,
+    /home//home/; the second line's path started at column 1, looked whole on its line, and its
+    fix left the first part in place."""
+    from cfglint.read.wordparts import continued_into, whole_word_part
+
+    assert continued_into(prev) is joined
+    assert whole_word_part("/home/ \\", 0, 6, prev) is not joined
+    assert whole_word_part("'/home/alice' \\", 1, 12, prev) is not joined
+
+
 _PARTS = st.lists(st.sampled_from(["/home/", "alice", "'alice'", '"alice"', "'/home/alice'", '"/home/alice"', "/x",
                                    "'/x'", '"/x"', "\\\n", "$'b'"]), min_size=1, max_size=5)
 

@@ -88,8 +88,8 @@ def _whole_words_only(findings: list[Finding], sub: Submission) -> None:
         if src is None:
             tf = next((t for t in sub.texts if t.display == s.path), None)
             src = lines[s.path] = tf.lines if tf is not None else []
-        if s.line == s.end_line and 1 <= s.line <= len(src) and not whole_word_part(src[s.line - 1], s.col - 1,
-                                                                                      s.end_col - 1):
+        if s.line == s.end_line and 1 <= s.line <= len(src) and not whole_word_part(
+                src[s.line - 1], s.col - 1, s.end_col - 1, src[s.line - 2] if s.line > 1 else ""):
             f.fix = None
             f.message = f"{f.message} ({PART_OF_A_WORD})"
 
