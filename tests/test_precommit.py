@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBMISSION = ROOT / "examples" / "submissions" / "artificial-analysis" / "kimi-k3" / "b300-sglang-tp8"
@@ -77,3 +78,81 @@ def test_hook_fails_on_a_topology_mismatch(submissions_repo, precommit_env):
     assert proc.returncode == 1, f"pre-commit exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     assert "TOP001" in proc.stdout, proc.stdout
     assert f"{TARGET.as_posix()}/run.sh:" in proc.stdout, proc.stdout
+
+
+# -- issue 25, item 1: file names that read as options -------------------------------------------
+
+HF = "hf_" + "Qm7Zt2Lx9Wv4Rk8Bn3Jp6Yc1Hd5Gs0Fa"   # a Hugging Face token's shape (RED002)
+CFGLINT = Path(sys.executable).parent / "cfglint"
+
+
+@pytest.fixture
+def injection_repo(submissions_repo, precommit_env) -> Path:
+    """The submissions repository with a leaked token in its launch (RED002), an attacker's
+    configuration x.yaml that ignores every rule, and two staged files whose names read as
+    options: ``--config=x.yaml`` (x.yaml as the root configuration) and ``-ovictim.sh`` (the
+    report written over the tracked victim.sh)."""
+    repo = submissions_repo
+    run_sh = repo / TARGET / "run.sh"
+    text = run_sh.read_text(encoding="utf-8")
+    assert text.count("--tp-size 8") == 1
+    run_sh.write_text(text.replace("--tp-size 8", f"--tp-size 8 --hf-token {HF}"), encoding="utf-8")
+    (repo / "x.yaml").write_text("ignore: [RED, TOP, IO, SUB, COV, PRS, FLG]\n", encoding="utf-8")
+    (repo / "--config=x.yaml").write_text("a: 1\n", encoding="utf-8")
+    (repo / "-ovictim.sh").write_text("echo hello\n", encoding="utf-8")
+    (repo / "victim.sh").write_text("echo precious\n", encoding="utf-8")
+    _git(repo, precommit_env, "add", "-A", "--", ".")
+    return repo
+
+
+def test_issue25_file_names_that_read_as_options_stay_file_names(injection_repo, precommit_env):
+    """Issue 25, item 1: the hook ran `cfglint check --config=x.yaml -ovictim.sh ...` (pre-commit
+    appends the staged names to the entry), so x.yaml became the root configuration (RED002
+    gone, exit 0) and the report overwrote victim.sh. The hook's `args: ["--"]` ends the options:
+    run with the hook definition as pre-commit really runs it, both names are files."""
+    proc = try_repo(injection_repo, precommit_env)
+    assert (injection_repo / "victim.sh").read_text(encoding="utf-8") == "echo precious\n"
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"{TARGET.as_posix()}/run.sh:" in proc.stdout and "RED002 [error]" in proc.stdout
+    assert HF[3:] not in proc.stdout + proc.stderr
+    hook = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
+    assert hook["entry"] == "cfglint check" and hook["args"] == ["--"]
+
+
+def _local_hook_config(repo: Path, args: list[str]) -> None:
+    """A .pre-commit-config.yaml with the hook of .pre-commit-hooks.yaml as a local hook of this
+    environment's cfglint (entry and files as the manifest has them) and the user's own ``args``
+    (which replace the manifest's, as in any repository that sets them)."""
+    hook = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
+    entry = hook["entry"].replace("cfglint", str(CFGLINT), 1)
+    local = {"id": "cfglint", "name": "cfglint", "entry": entry, "language": "system",
+             "files": hook["files"], "require_serial": True, "args": args}
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump({"repos": [{"repo": "local", "hooks": [local]}]}),
+                                                   encoding="utf-8")
+
+
+@pytest.mark.parametrize("args, code", [
+    (["--fail-level", "error"], 2),          # the user's args without `--`: the name is refused
+    (["--fail-level", "error", "--"], 1),    # ending them with `--`, as the README says: linted
+])
+def test_issue25_hook_with_the_users_own_args(injection_repo, precommit_env, args, code):
+    """A repository that sets its own `args:` replaces the hook's `--`. pre-commit then runs
+    `cfglint check --fail-level error --config=x.yaml -ovictim.sh ...`: cfglint refuses an
+    argument that reads as an option and names an existing file (exit 2, one line), so neither
+    the configuration nor the report can be redirected; args ending with `--` lint the files."""
+    _local_hook_config(injection_repo, args)
+    _git(injection_repo, precommit_env, "add", "-A", "--", ".")
+    proc = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+                          cwd=injection_repo, env=precommit_env, capture_output=True, text=True, timeout=600)
+    print(proc.stdout, proc.stderr, sep="\n")
+    assert proc.returncode == 1, proc.stdout + proc.stderr   # pre-commit's own code: the hook failed
+    assert (injection_repo / "victim.sh").read_text(encoding="utf-8") == "echo precious\n"
+    assert HF[3:] not in proc.stdout + proc.stderr
+    if code == 2:
+        errors = [line for line in proc.stdout.splitlines() if line.startswith("cfglint: error:")]
+        assert errors == ["cfglint: error: '--config=x.yaml' is an option and also the name of a file: put `--` "
+                          "before file names (cfglint check [OPTIONS] -- PATH ...) so that a file name is never "
+                          "read as an option"], proc.stdout
+        assert "- exit code: 2" in proc.stdout and "RED002" not in proc.stdout
+    else:
+        assert "- exit code: 1" in proc.stdout and "RED002 [error]" in proc.stdout

@@ -96,7 +96,7 @@ def test_merged_shards_are_byte_for_byte_one_run(tmp_path, n):
     runs = [json.loads(p.read_text())["runs"][0] for p in parts]
     assert sum(len(r["results"]) for r in runs) == len(json.loads(one)["runs"][0]["results"])
     if n > 1:   # each part holds some of the submissions, none all of them
-        assert all(0 < len(r["results"]) < 30 for r in runs)
+        assert all(0 < len(r["results"]) < sum(GOLDEN.values()) for r in runs)
     merged = _run("merge", *map(str, parts))
     assert merged.returncode == 0, merged.stderr
     assert merged.stdout == one
@@ -104,6 +104,33 @@ def test_merged_shards_are_byte_for_byte_one_run(tmp_path, n):
     (tmp_path / "again").mkdir()
     again = _shards(n, "examples/submissions", ROOT, tmp_path / "again")
     assert [p.read_bytes() for p in again] == [p.read_bytes() for p in parts]
+
+
+def test_merged_shards_past_the_limit_keep_what_one_run_keeps(tmp_path, monkeypatch):
+    """Past GitHub's limit (made 30 here) a run keeps errors, then warnings, then notes, and says
+    how many it left out; the merge of parts that are each under the limit keeps the same
+    results and says the same (issue 25's cap, issue 24's merge)."""
+    from click.testing import CliRunner
+
+    from cfglint.cli import main
+    from cfglint.output import report
+    from cfglint.output.merge import merge
+
+    monkeypatch.setattr(report, "MAX_RESULTS", 30)
+    monkeypatch.chdir(ROOT)
+
+    def sarif(*more: str) -> str:
+        got = CliRunner().invoke(main, ["check", "examples/submissions", "-f", "sarif", *more])
+        assert got.exit_code in (0, 1), got.output
+        return got.stdout
+
+    one = sarif()
+    run = json.loads(one)["runs"][0]
+    assert len(run["results"]) == 30 and run["properties"]["resultsLeftOut"] == sum(GOLDEN.values()) - 30
+    assert run["properties"]["resultsLeftOutByLevel"] == {"note": sum(GOLDEN.values()) - 30}
+    parts = [sarif("--shard", f"{i}/4") for i in range(1, 5)]
+    assert all("resultsLeftOut" not in p for p in parts)
+    assert merge([(f"part{i}", p) for i, p in enumerate(parts)]) == one
 
 
 def test_merged_shards_of_loose_files_are_one_run(tmp_path):

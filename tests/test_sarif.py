@@ -286,3 +286,43 @@ def test_sarif_with_every_kind_of_fix_is_valid(cfglint_exe, multitool, sarif_val
     assert {k: v["properties"]["safe"] for k, v in fixes.items()} == {"RED001": True, "HW001": False, "SCH001": False}
     moved = fixes["SCH001"]["artifactChanges"][0]["replacements"]
     assert [r["insertedContent"]["text"] for r in moved] == ["", "  dtype: fp8\n"]
+
+
+def test_issue25_a_capped_run_keeps_credentials_and_errors_and_says_what_it_left_out(
+        multitool, sarif_validator, tmp_path, monkeypatch):
+    """Issue 25, item 3: the first 25,000 results in path order were kept, so many findings in
+    one file (a.sh, its host paths) pushed a later file's leaked token (b.sh, RED002) out of the
+    code-scanning upload. A capped run keeps credentials, then errors, then warnings and notes;
+    the run says what it left out (a notification, run properties, the summary). The limit is
+    made 40 here (25,000 findings take half a minute to lint)."""
+    from click.testing import CliRunner
+
+    from cfglint.cli import main
+    from cfglint.output import report
+
+    monkeypatch.setattr(report, "MAX_RESULTS", 40)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.sh").write_text("".join(f"# see /home/u{i}/x\n" for i in range(60))
+                                   + "sglang serve --model-path m --tp-size 8 --unknown-a 1 --unknown-b 2\n")
+    (tmp_path / "b.sh").write_text("export HF_TOKEN=hf_Qm7Zt2Lx9Wv4Rk8Bn3Jp6Yc1Hd5Gs0Fa\n")
+    every = json.loads(CliRunner().invoke(main, ["check", ".", "-f", "json"]).stdout)["findings"]
+    levels = {level: sum(1 for f in every if f["level"] == level) for level in ("error", "warning", "note")}
+    assert len(every) > 60 and levels["warning"] and levels["note"] and every[-1]["path"] == "b.sh"
+    res = CliRunner().invoke(main, ["check", ".", "-f", "sarif", "-o", "r.sarif"])
+    assert res.exit_code == 1, res.output
+    log = assert_sarif_clean(multitool, sarif_validator, tmp_path / "r.sarif", tmp_path)
+    results = _results(log)
+    kept = [(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results]
+    assert len(kept) == 40 and ("RED002", "b.sh") in kept
+    assert {r["level"] for r in results} == {"error"}   # 39 of a.sh's errors, before any warning or note
+    run = log["runs"][0]
+    left = {"error": levels["error"] - 40, "warning": levels["warning"], "note": levels["note"]}
+    assert run["properties"] == {"resultsLeftOut": len(every) - 40, "resultsLeftOutByLevel": left}
+    (note,) = run["invocations"][0]["toolExecutionNotifications"]
+    said = (f"the SARIF report left out {len(every) - 40} results past GitHub's limit of 40 per run: "
+            f"{left['error']} error(s), {left['warning']} warning(s), {left['note']} note(s); "
+            "credentials and errors were kept first (another format shows every finding)")
+    assert note["message"]["text"] == said and said in res.output   # and in the summary line
+    # results stay in path order
+    assert kept == sorted(kept, key=lambda k: k[1])

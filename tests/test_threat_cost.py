@@ -1,7 +1,10 @@
 """Issue 10, kind 4 (bounded cost): a contributor's file must not make cfglint slow. Each test
 lints input x and input 10x in the same run and asserts the time ratio is at most RATIO
-(linear: 10; a quadratic path gives up to 100). Times are the best of BEST runs; sizes are
-chosen so the 10x run takes well under a second on two cores.
+(linear: 10; a quadratic path gives up to 100). Times are the best of BEST runs, in CPU time of
+this process (:func:`time.process_time`, with the shell parsed here rather than in its worker):
+the time waited for a core while other tests run beside this one (CI runs two at once on two
+cores) is not work, and made a 10x run look 14x once; sizes are chosen so the 10x run takes well
+under a second on two cores.
 
 The families reproduce the issue's examples (a comment of 'x/a x/a ...', a long line with one
 non-ASCII character, many unknown flags) and the other superlinear paths found with cProfile
@@ -12,6 +15,7 @@ long value expanded many times).
 from __future__ import annotations
 
 import gc
+import json
 import os
 import time
 from pathlib import Path
@@ -78,18 +82,25 @@ def _best(d: Path) -> tuple[float, object]:
         gc.collect()  # start each run from the same heap: no collection debt from the last one
         gc.disable()  # and time the code, not the collector's passes over the test process's heap
         try:
-            t = time.perf_counter()
+            t = _clock()
             result = lint_paths([str(d)])
-            best = min(best, time.perf_counter() - t)
+            best = min(best, _clock() - t)
         finally:
             gc.enable()
     return best, result
 
 
+_clock = time.process_time
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _warm(tmp_path_factory):
-    """Load the knowledge base and import every rule before timing anything."""
-    lint_paths([str(copy_submission(KIMI, tmp_path_factory.mktemp("warm")))])
+    """Parse shell in this process, whose CPU time :data:`_clock` counts; load the knowledge base
+    and import every rule before timing anything."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CFGLINT_NO_FORK", "1")
+        lint_paths([str(copy_submission(KIMI, tmp_path_factory.mktemp("warm")))])
+        yield
 
 
 def _ratio(tmp_path, make, family: str, x: int) -> tuple[float, float, object]:
@@ -144,24 +155,35 @@ def test_columns_on_a_long_line_with_one_non_ascii_character_cost_linear_time(pr
         best = float("inf")
         for _ in range(4):
             pos = _Positions(data, "run.sh")
-            t = time.perf_counter()
+            t = _clock()
             cols = [pos.point(0, b)[1] for b in offsets]
-            best = min(best, time.perf_counter() - t)
+            best = min(best, _clock() - t)
         assert cols[-1] == len(prefix) + offsets[-1] - first + 1  # code-point columns, 1-based
         times.append(best)
     assert times[1] <= 3 * times[0], times
 
 
-def test_unknown_flags_cost_about_what_known_flags_cost(tmp_path):
+def test_unknown_flags_get_a_close_match_search_each_up_to_a_bound(tmp_path, monkeypatch):
     """Issue example: FLG001's close-match search ran difflib against every flag the launcher
     has, per unknown flag (20 000 unknown flags: over 30 s; linear, but about 40 times the
-    cost of a known flag). Now guessed once per name, for at most MAX_SUGGESTIONS names."""
+    cost of a known flag). Now guessed once per name, for at most MAX_SUGGESTIONS names.
+    Counted, not timed: 2 000 distinct unknown flags (each written twice) get a finding each
+    and at most MAX_SUGGESTIONS searches; a repeated name is not searched again."""
+    import difflib
+
+    from cfglint.checks.flags import MAX_SUGGESTIONS
+
+    names = []
+    real = difflib.get_close_matches
+    monkeypatch.setattr(difflib, "get_close_matches",
+                        lambda word, *a, **k: (names.append(word), real(word, *a, **k))[1])
     n = 2000
-    known = _best(_write(copy_submission(KIMI, tmp_path / "known"), RUN + " --enable-metrics" * n + "\n"))[0]
-    unknown, result = _best(_write(copy_submission(KIMI, tmp_path / "unknown"),
-                                   RUN + "".join(f" --unknown-flag-{i} 1" for i in range(n)) + "\n"))
-    assert len([f for f in result.findings if f.rule_id == "FLG001"]) == n
-    assert unknown <= 6 * known, (known, unknown)
+    _, result = _best(_write(copy_submission(KIMI, tmp_path / "unknown"),
+                             RUN + "".join(f" --unknown-flag-{i % n} 1" for i in range(2 * n)) + "\n"))
+    assert len([f for f in result.findings if f.rule_id == "FLG001"]) == 2 * n
+    searched = [w for w in names if "unknown-flag" in w]
+    assert len(searched) == BEST * MAX_SUGGESTIONS, len(searched)   # each of the BEST runs, its own bound
+    assert len(set(searched)) == MAX_SUGGESTIONS
 
 
 def _write(d: Path, run: str) -> Path:
@@ -273,9 +295,90 @@ def test_a_suppression_comment_padded_with_blanks_is_read_in_linear_time(tmp_pat
 
     times = []
     for n in (20_000, 200_000):
-        t = time.perf_counter()
+        t = _clock()
         assert parse_directive("# cfglint: disable=RED001" + " " * n + "!") is None  # '!' is no rule id
         assert parse_directive("# cfglint: disable=RED001" + " " * n + "x")[1].split() == ["RED001", "x"]
-        times.append(time.perf_counter() - t)
+        times.append(_clock() - t)
     assert times[1] <= RATIO * max(times[0], 1e-3)
     assert parse_directive("x  # cfglint: disable=RED001, flg -- a reason  ") == ("disable", "RED001, flg ", "a reason", 3)
+
+
+@pytest.mark.parametrize("n", [100, 1000])
+def test_fingerprints_hash_each_line_once_however_many_findings_it_holds(tmp_path, monkeypatch, n):
+    """Issue 25, item 4: each finding hashed its whole source line for its SARIF line hash, its
+    baseline entry and its GitLab fingerprint, so N findings on one long line cost N passes over
+    it (4x the findings ~10x the time). Counted, not timed: the characters hashed for N findings
+    on a line of N host paths stay within a few passes over the line per output, whatever N."""
+    from cfglint.checks import all_rules
+    from cfglint.model import Finding, Span
+    from cfglint.output import ciformats, report
+    from cfglint.policy import baseline
+
+    words = [f"/home/u{i}/x" for i in range(n)]
+    line = "echo " + " ".join(words)
+    found, at = [], len("echo ") + 1
+    for w in words:
+        found.append(Finding("RED001", "p", Span("run.sh", 1, at, 1, at + len(w)), level="error", fix="<host-path>"))
+        at += len(w) + 1
+    sources = {"run.sh": [line]}
+    hashed = []
+    real = baseline.sha256
+    monkeypatch.setattr(baseline, "sha256", lambda data=b"": (hashed.append(len(data)), real(data))[1])
+    log = json.loads(report.sarif(found, all_rules(), sources, 1))
+    assert len({r["partialFingerprints"]["primaryLocationLineHash"] for r in log["runs"][0]["results"]}) == 1
+    baseline.write(str(tmp_path / "b.json"), found, sources)
+    assert baseline.new_findings(found, baseline.read(str(tmp_path / "b.json")), sources, str(tmp_path)) == []
+    ciformats.gitlab(found, all_rules(), sources)
+    assert sum(hashed) <= 8 * len(line), (n, sum(hashed), len(line))
+
+
+def _stream(n: int) -> str:
+    """A YAML stream of ``n`` documents of 22 nodes each (kubectl / helm template output)."""
+    return "".join(f"---\nitems: [{', '.join(['1'] * 20)}]\n" for _ in range(n))
+
+
+def test_a_yaml_stream_past_the_node_limit_is_refused_in_one_pass(monkeypatch):
+    """Issue 25, item 10: a stream libyaml composed but whose documents together pass the node
+    limit was handed to the pure-Python loader, which composed all of it again (~7x slower) to
+    raise the same error: 10x the input took ~60x the time. libyaml's composition decides it:
+    the pure-Python loader is not run, and the error is the same, at the same document."""
+    import yaml
+
+    from cfglint.read import yamlsrc
+
+    monkeypatch.setattr(yamlsrc, "MAX_NODES", 20_000)   # the pure-Python pass below stays short
+    loaders = []
+    real = yaml.compose_all
+    monkeypatch.setattr(yaml, "compose_all", lambda text, Loader: (loaders.append(Loader), real(text, Loader=Loader))[1])
+    text = _stream(yamlsrc.MAX_NODES // 22 + 100)
+    with pytest.raises(yamlsrc.YamlError) as c_err:
+        yamlsrc.parse_yaml_all(text, "k8s.yaml")
+    assert loaders == [yamlsrc._CLoader]
+    with pytest.raises(yamlsrc.YamlError) as py_err:
+        yamlsrc.parse_yaml_all(text, "k8s.yaml", c_loader=False)
+    assert (str(c_err.value), c_err.value.span) == (str(py_err.value), py_err.value.span)
+    assert "expand to more than 20000 nodes" in str(c_err.value)
+
+
+def test_ten_times_a_yaml_stream_past_the_node_limit_costs_at_most_twelve_times(monkeypatch):
+    """Item 10 timed, as the README promises (~12x for 10x): 1x is under the node limit (made
+    50,000 here to keep the run short), 10x is past it."""
+    from cfglint.read import yamlsrc
+
+    monkeypatch.setattr(yamlsrc, "MAX_NODES", 50_000)
+    times = []
+    for n in (500, 5000):
+        text, best = _stream(n), float("inf")
+        for _ in range(BEST):
+            gc.collect()
+            gc.disable()   # as in _best: the collector's passes over the test process's heap are not the parser's work
+            t = _clock()
+            try:
+                yamlsrc.parse_yaml_all(text, "k8s.yaml")
+            except yamlsrc.YamlError:
+                assert n == 5000
+            finally:
+                best = min(best, _clock() - t)
+                gc.enable()
+        times.append(best)
+    assert times[1] <= RATIO * max(times[0], 0.05), times

@@ -321,3 +321,94 @@ def test_standard_error_quotes_input_neutralized(tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert "##[" not in result.stderr and "\x1b" not in result.stderr and "\x07" not in result.stderr
     assert not any(line.lstrip().startswith("::") for line in result.stderr.splitlines())
+
+
+# -- issue 25, item 1: file names that read as options ----------------------------------------
+
+# options of `check` a file name could be read as, each with what it would do
+OPTION_NAMES = ["--config=", "-o", "--output=", "--write-baseline=", "--baseline=", "--knowledge=", "-f", "--format=",
+                "--fix", "--no-config", "--ignore=", "--select=", "-j", "--fail-level="]
+_NAME_TAIL = st.text(alphabet="abcxyz._-=/", max_size=12).filter(lambda t: "/" not in t and t not in (".", ".."))
+
+
+@settings(max_examples=examples(25, 100), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(option=st.sampled_from(OPTION_NAMES), tail=_NAME_TAIL, ending=st.sampled_from([".yaml", ".sh", ".env", ""]))
+def test_property_a_file_name_is_never_read_as_an_option(tmp_path_factory, option, tail, ending):
+    """For any file name that starts like an option of `check`, given as a tool gives it (pre-commit
+    appends the staged names): before `--` it is refused with one line and exit 2, nothing is
+    written; after `--` it is a file, linted as one (exit 0 or 1), and nothing is written
+    either. Issue 25: `--config=x.yaml` became the root configuration, `-ovictim.sh` the report."""
+    name = option + tail + ending
+    d = tmp_path_factory.mktemp("names")
+    (d / ".git").mkdir()
+    shutil.copytree(EXAMPLES / KIMI_B300, d / "sub")
+    (d / "x.yaml").write_text("ignore: [RED, TOP]\n", encoding="utf-8")
+    (d / name).write_text("a: 1\n", encoding="utf-8")
+    before = sorted(p.name for p in d.iterdir())
+    old = os.getcwd()
+    os.chdir(d)
+    try:
+        refused = CliRunner().invoke(main, ["check", "sub", name])
+        linted = CliRunner().invoke(main, ["check", "sub", "--", name])
+    finally:
+        os.chdir(old)
+    for res in (refused, linted):
+        assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    lines = [line for line in refused.output.splitlines() if line.strip()]
+    assert refused.exit_code == 2 and len(lines) == 1, refused.output
+    assert lines[0].startswith("cfglint: error: '") and "put `--` before file names" in lines[0]
+    assert linted.exit_code in (0, 1), linted.output
+    assert sorted(p.name for p in d.iterdir()) == before
+
+
+# -- issue 25, item 9: init writes file names that read back as themselves -----------------------
+
+def _init_and_check(d: Path) -> tuple[list, list]:
+    """``cfglint init D`` then ``cfglint check D -f json``: (the manifest's files.launch as a
+    YAML 1.1 loader reads it, the findings' (rule, file name) for SUB002 / SUB003)."""
+    import yaml
+
+    res = CliRunner().invoke(main, ["init", str(d)])
+    assert res.exit_code == 0, res.output
+    launch = yaml.safe_load((d / "submission.yaml").read_text(encoding="utf-8"))["files"]["launch"]
+    res = CliRunner().invoke(main, ["check", str(d), "-f", "json"])
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    found = json.loads(res.stdout)["findings"]
+    return launch, [(f["rule"], f["path"]) for f in found if f["rule"] in ("SUB002", "SUB003")]
+
+
+@pytest.mark.parametrize("name", ["run\u0085x.sh", "a\u2028b.sh", "a\u2029b.sh", "z\udcff.sh", "a\x1bb.sh"])
+def test_issue25_init_writes_a_file_name_that_reads_back_as_itself(tmp_path, name):
+    """Issue 25, item 9: `cfglint init` wrote `run<U+0085>x.sh` in a single-quoted scalar, where
+    YAML 1.1 (PyYAML, what cfglint and the engines read) takes U+0085 for a line break: it read
+    back as 'run x.sh' (SUB002: not there, SUB003: run<U+0085>x.sh not listed). Names that would
+    not read back are written double-quoted with escapes."""
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(EXAMPLES / KIMI_B300 / "run.sh", d / name)
+    launch, wrong = _init_and_check(d)
+    assert launch == [name] and wrong == []
+    # an update adds a second one the same way
+    shutil.copy(EXAMPLES / KIMI_B300 / "run.sh", d / ("b" + name))
+    launch, wrong = _init_and_check(d)
+    assert sorted(launch) == sorted([name, "b" + name]) and wrong == []
+
+
+_NAME = st.text(alphabet="ab -_.:#'\"\\&*!?%@`[]{},|>\u0085\u2028\u2029\x1b\x7f\u00e9\u202e\udcff\t",
+                min_size=1, max_size=10).filter(lambda n: n.strip(" .") != "" and not n.startswith("."))
+
+
+@settings(max_examples=examples(20, 80), deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(names=st.lists(_NAME, min_size=1, max_size=3, unique=True))
+def test_property_init_lists_every_file_name_as_it_is(tmp_path_factory, names):
+    """For any launch file names (YAML indicators, quotes, line breaks YAML 1.1 knows, controls,
+    a byte that is not UTF-8): init lists each, a YAML 1.1 loader reads each back as itself, and
+    check finds every listed file there and no file unlisted."""
+    d = tmp_path_factory.mktemp("names") / "sub"
+    d.mkdir()
+    for n in names:
+        shutil.copy(EXAMPLES / KIMI_B300 / "run.sh", d / f"{n}.sh")
+    launch, wrong = _init_and_check(d)
+    assert sorted(launch) == sorted(f"{n}.sh" for n in names) and wrong == []

@@ -36,19 +36,24 @@ HOST_MODEL = f"/home/alice/{SENTINEL}/Kimi-K3"
 EXAMPLES_N = examples(25, 60)
 
 
-def cli(*args: str, cwd: Path | None = None) -> tuple[int, str]:
-    """Run ``cfglint check ARGS`` in this process: (exit code, stdout + stderr). A Python
-    exception inside cfglint fails the test (it would be a traceback)."""
+def cli(*args: str, cwd: Path | None = None, command: str = "check") -> tuple[int, str]:
+    """Run ``cfglint check ARGS`` (or another ``command``) in this process: (exit code, stdout +
+    stderr). A Python exception inside cfglint fails the test (it would be a traceback)."""
     old = os.getcwd()
     if cwd is not None:
         os.chdir(cwd)
     try:
-        result = CliRunner().invoke(main, ["check", *args])
+        result = CliRunner().invoke(main, [command, *args])
     finally:
         os.chdir(old)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise AssertionError(f"cfglint raised {type(result.exception).__name__}") from result.exception
     return result.exit_code, result.output
+
+
+def docs(*args: str, cwd: Path) -> tuple[int, str]:
+    """``cfglint docs ARGS`` in this process, as :func:`cli` runs ``check``."""
+    return cli(*args, cwd=cwd, command="docs")
 
 
 def run(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -181,6 +186,42 @@ def test_issue10_kind5_output_and_baseline_do_not_overwrite_the_target_of_a_comm
     code, out = cli("submissions", option, "reports/new/cfglint.json", cwd=repo)
     assert code == 2 and "leaves the working tree" in one_line_error(out)
     assert sorted(p.name for p in outside.iterdir()) == ["run.sh", "submission.yaml", "victim.txt"]
+
+
+@pytest.mark.parametrize("option", ["-o", "--write-baseline"])
+def test_issue25_outputs_do_not_go_through_a_directory_link_outside_a_git_tree(tmp_path, option):
+    """Issue 25, item 6: with no git working tree (a submission tarball unpacked in the working
+    directory), -o and --write-baseline wrote through a linked directory (reports -> outside)."""
+    repo, outside = repo_with_outside(tmp_path)
+    shutil.rmtree(repo / ".git")
+    os.symlink(outside, repo / "reports")
+    listed = sorted(outside.rglob("*"))
+    for target in ("reports/cfglint.json", "reports/new/cfglint.json"):
+        code, out = cli("submissions", option, target, "-f", "json", cwd=repo)
+        assert code == 2 and one_line_error(out) == (
+            f"cfglint: error: cannot write {target}: its directory is reached through a symbolic link that leaves "
+            "the working directory; cfglint does not write through links")
+    assert sorted(outside.rglob("*")) == listed
+    # the control: a real directory in the tree, and a place named outside the working directory
+    (repo / "out").mkdir()
+    assert cli("submissions", option, "out/cfglint.json", cwd=repo)[0] == 0 and (repo / "out" / "cfglint.json").is_file()
+    assert cli("submissions", option, str(outside / "mine.json"), cwd=repo)[0] == 0
+
+
+@pytest.mark.parametrize("git", [True, False])
+def test_issue25_docs_creates_no_directory_through_a_link(tmp_path, git):
+    """Issue 25, item 12: `cfglint docs DIR` created DIR's missing directories through a link
+    out of the tree (docs -> outside) before refusing to write the pages."""
+    repo, outside = repo_with_outside(tmp_path)
+    if not git:
+        shutil.rmtree(repo / ".git")
+    os.symlink(outside, repo / "docs")
+    listed = sorted(outside.rglob("*"))
+    code, out = docs("docs/new/rules", cwd=repo)
+    assert code == 2 and "cannot write rule pages into docs/new/rules: its directory is reached through a symbolic " \
+        "link that leaves the working" in one_line_error(out)
+    assert sorted(outside.rglob("*")) == listed
+    assert docs("rules", cwd=repo)[0] == 0 and (repo / "rules" / "RED002.md").is_file()   # the control
 
 
 @pytest.mark.parametrize("name", [".cfglint.yaml", "pyproject.toml"])
@@ -317,6 +358,29 @@ def test_issue10_kind8_fifo_does_not_hang(tmp_path, option):
     assert code == 2 and "not a regular file" in one_line_error(out)
 
 
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif", "gitlab", "junit", "rdjson"])
+def test_issue25_kind11_a_fifo_found_by_discovery_is_a_finding(tmp_path, fmt):
+    """Issue 25, item 11: a FIFO in a submission that its manifest does not name (`.env`,
+    `extra.sh`), or among loose files, was skipped with no finding. Each is an IO001 at the
+    file, in every format, and the run does not block on it."""
+    d = copy_submission(KIMI_B300, tmp_path / "repo")
+    (tmp_path / "repo" / ".git").mkdir()
+    os.mkfifo(d / ".env")
+    os.mkfifo(d / "extra.sh")
+    (tmp_path / "repo" / "loose").mkdir()
+    os.mkfifo(tmp_path / "repo" / "loose" / "x.yaml")
+    with no_hang():
+        code, out = cli(".", "-f", fmt, cwd=tmp_path / "repo")
+    assert code == 1
+    with no_hang():
+        found = json_of(cli(".", "-f", "json", cwd=tmp_path / "repo")[1])["findings"]
+    where = sorted((f["path"], f["line"], f["column"]) for f in found if f["rule"] == "IO001")
+    rel = d.relative_to(tmp_path / "repo").as_posix()
+    assert where == sorted([("loose/x.yaml", 1, 1), (f"{rel}/.env", 1, 1), (f"{rel}/extra.sh", 1, 1)])
+    for path, *_ in where:
+        assert path in out, (fmt, path)
+
+
 def test_fifo_or_device_link_in_a_submission_is_an_io_finding(tmp_path):
     d = copy_submission(KIMI_B300, tmp_path)
     os.remove(d / "run.sh")
@@ -324,6 +388,70 @@ def test_fifo_or_device_link_in_a_submission_is_an_io_finding(tmp_path):
     with no_hang():
         code, out = cli(str(d), "--fix")
     assert code == 1 and "IO001" in out and "not a regular file" in out
+
+
+FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full (a device whose writes fail with ENOSPC)")
+# (a clean run in the github format writes nothing: there is no report to lose)
+@pytest.mark.parametrize("args", [[f, "-f", fmt] for f in ("clean", "findings") for fmt in FORMATS
+                                  if (f, fmt) != ("clean", "github")]
+                         + [["rules"], ["docs"], ["rule", "RED002"], ["--version"]],
+                         ids=lambda a: "-".join(a))
+def test_issue25_kind8_a_report_that_cannot_be_written_is_exit_2_with_one_line(tmp_path, args):
+    """Issue 25, item 8: a report that cannot be written (disk full: standard output on
+    /dev/full) gave a traceback and exit 1, and a clean run exit 0 without its report. Now:
+    exit 2 and one line, in every format and command."""
+    if args[0] in ("clean", "findings"):
+        d = copy_submission(KIMI_B300, tmp_path)
+        if args[0] == "findings":
+            replace_once(d / "run.sh", "--tp-size 8", "--tp-size 4")
+        args = ["check", str(d), *args[1:]]
+    with open("/dev/full", "w") as full:   # the test opens the device; cfglint only inherits it
+        proc = subprocess.run([str(CFGLINT), *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert lines[-1] == "cfglint: error: cannot write to standard output: No space left on device", proc.stderr
+    assert len(lines) == 1, proc.stderr
+
+
+@pytest.mark.parametrize("option", ["-o", "--write-baseline"])
+@pytest.mark.parametrize("findings", [False, True])
+def test_issue25_kind8_a_full_disk_under_an_output_file_is_exit_2_with_one_line(tmp_path, monkeypatch, option,
+                                                                               findings):
+    """Item 8 for -o and --write-baseline: the file's write fails with ENOSPC (simulated): one
+    line, exit 2, clean run or not, and no temporary file left behind."""
+    import errno
+
+    import cfglint.read.safeio as safeio
+
+    d = copy_submission(KIMI_B300, tmp_path / "s")
+    if findings:
+        replace_once(d / "run.sh", "--tp-size 8", "--tp-size 4")
+    real = os.fdopen
+
+    class Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+    monkeypatch.setattr(safeio.os, "fdopen", lambda fd, *a, **k: Full(real(fd, *a, **k)))
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    for fmt in FORMATS if option == "-o" else ("text",):
+        code, out = cli(str(d), option, str(out_dir / "report"), "-f", fmt)
+        assert code == 2 and one_line_error(out) == (f"cfglint: error: cannot write {out_dir / 'report'}: "
+                                                     "No space left on device"), fmt
+    assert list(out_dir.iterdir()) == []
 
 
 @pytest.mark.parametrize("content, why", [
@@ -449,7 +577,7 @@ def test_property_random_bytes_as_knowledge_baseline_or_config(serve_file, data,
 
 
 LINK_NAMES = ["submission.yaml", "run.sh", "extra.sh", "loose.sh", "sub-dir"]
-TARGETS = ["outside-manifest", "outside-run", "outside-dir", "inside-run", "dangling", "loop", "none"]
+TARGETS = ["outside-manifest", "outside-run", "outside-dir", "inside-run", "dangling", "loop", "none", "fifo"]
 
 
 @settings(max_examples=EXAMPLES_N, deadline=None, derandomize=True,
@@ -480,20 +608,37 @@ def test_property_nothing_outside_the_root_is_read_or_written(layout, git, name_
                 if target == "inside-run" and name == "run.sh":
                     continue
                 os.remove(where)
+            if target == "fifo":   # issue 25, item 11: a FIFO where a launch file could be
+                os.mkfifo(where)
+                continue
             os.symlink(where if target == "loop" else target_of[target], where)
             named.append(str(where))
         for out_name in ("report.out", "base.json"):
             os.symlink(outside / "run.sh", repo / out_name)
+        os.symlink(outside, repo / "reports")   # a committed (or unpacked) directory link out
         before = {p: snapshot(p) for p in outside.rglob("*") if p.is_file()}
+        listed = sorted(outside.rglob("*"))
         args = [str(repo)] + (named if name_links else [])
-        code, out = cli(*args, "--fix", "-f", fmt, cwd=repo)
+        with no_hang():
+            code, out = cli(*args, "--fix", "-f", fmt, cwd=repo)
         assert code in (0, 1) and SENTINEL not in out
+        for name in ("extra.sh", "loose.sh"):   # found by discovery: a finding, never skipped in silence
+            if layout[name] == "fifo" and fmt == "text":
+                assert f"{name}:1:1: IO001 [error] cannot read " in out and "not a regular file" in out
         for option, name in (("-o", "report.out"), ("--write-baseline", "base.json")):
             code, out = cli(*args, option, name, cwd=repo)
             assert code == 2 and "Traceback" not in out and SENTINEL not in out
             assert out.strip().splitlines()[-1].startswith(f"cfglint: error: cannot write {name}: is a symbolic link")
+        # issue 25, items 6 and 12: through the directory link, with or without a git working tree
+        for option, name in (("-o", "reports/new/r.out"), ("--write-baseline", "reports/base.json")):
+            code, out = cli(*args, option, name, cwd=repo)
+            assert code == 2 and "Traceback" not in out and SENTINEL not in out
+            assert out.strip().splitlines()[-1].startswith(f"cfglint: error: cannot write {name}: its directory is "
+                                                           "reached through a symbolic link that leaves the working")
+        code, out = docs("reports/rules", cwd=repo)
+        assert code == 2 and "leaves the working" in one_line_error(out)
         after = {p: snapshot(p) for p in outside.rglob("*") if p.is_file()}
-        assert after == before
+        assert after == before and sorted(outside.rglob("*")) == listed
 
 
 def test_every_file_is_opened_through_safeio():

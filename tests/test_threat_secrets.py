@@ -8,6 +8,7 @@ nowhere. Failure messages never print a secret.
 
 from __future__ import annotations
 
+import codecs
 import gc
 import json
 import re
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from cfglint.cli import main
@@ -386,12 +387,20 @@ FORMS = [
     (TRT, "run.sh", "--port 8000", "--port 8000 --api_key {s}", lambda s: s),
     (K3, "decode.args", "--trust-remote-code\n", "--trust-remote-code\n--api-key\n{s}\n", lambda s: s),
     (K3, "decode.args", "UCX_TLS=rc,cuda_copy", "UCX_TLS=rc,cuda_copy\nHF_TOKEN=ghp_{s}{s}{s}", lambda s: f"ghp_{s}{s}{s}"),
+    # issue 25: a file that is no text (a NUL byte), YAML that does not parse, a token as a key
+    # written with YAML escapes
+    (K3, "decode.args", "UCX_TLS=rc,cuda_copy", "UCX_TLS=rc,cuda_copy\x00\nHF_TOKEN=ghp_{s}{s}{s}", lambda s: f"ghp_{s}{s}{s}"),
+    (TRT, "config.yml", "stream_interval: 10", "stream_interval: [10\nnote: hf_{s}{s}{s}", lambda s: f"hf_{s}{s}{s}"),
+    (TRT, "config.yml", "stream_interval: 10", 'stream_interval: 10\n"\\x68f_{s}{s}{s}": 1', lambda s: f"hf_{s}{s}{s}"),
 ]
 
 
 @settings(max_examples=examples(25, 100), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(form=st.sampled_from(range(len(FORMS))), s=_SECRET)
+@example(form=len(FORMS) - 3, s="Kq7Zt2Lx9Wv4")   # issue 25's forms, in every run
+@example(form=len(FORMS) - 2, s="Kq7Zt2Lx9Wv4")
+@example(form=len(FORMS) - 1, s="Kq7Zt2Lx9Wv4")
 def test_property_no_output_shows_a_secret(tmp_path_factory, form, s):
     example, name, old, new, secret_of = FORMS[form]
     tmp = tmp_path_factory.mktemp("p")
@@ -519,3 +528,100 @@ def test_an_env_file_in_a_submission_is_linted_in_a_directory_run(tmp_path):
     replace_once(d / "run.sh", "docker run", "docker run --env-file .env")
     out = assert_hidden(d, HF)
     assert [f[:4] for f in findings(out) if f[0] == "RED002"] == [("RED002", ".env", 1, 10)]
+
+
+# -- issue 25: secrets behind a file cfglint cannot read, and YAML keys --------------------------
+
+def _cli(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(main, list(args))
+    assert res.exception is None or isinstance(res.exception, SystemExit), type(res.exception)
+    return res.exit_code, res.output
+
+
+LOOSE = {   # a file outside any submission (as pre-commit passes it), holding HF
+    "broken.yaml": f"tensor_parallel_size: 8\nextra: [1, 2\nnote: {HF}\n".encode(),          # YAML syntax error
+    "ci.yaml": f"name: build\non: push\nnote: {HF}\n".encode(),                                # YAML that is no engine config
+    "secret.yaml": f"apiVersion: v1\nkind: Secret\nmetadata: {{name: x}}\nstringData:\n  token: {HF}\n".encode(),
+    "bin.env": f"A=1\x00\nHF_TOKEN={HF}\n".encode(),                                          # binary (a NUL byte)
+    "latin.sh": f"echo caf\xe9\nexport HF_TOKEN={HF}\n".encode("latin-1"),                    # not UTF-8
+    "wide.env": codecs.BOM_UTF16_LE + f"HF_TOKEN={HF}\n".encode("utf-16-le"),                   # UTF-16
+    "key.yaml": f"{HF}: 1\n".encode(),                                                         # a token as a key
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOSE))
+def test_issue25_a_file_cfglint_cannot_check_is_still_scanned_for_credentials(tmp_path, name):
+    """Issue 25, item 2: RED002 did not scan a YAML file with a syntax error, YAML that is no
+    engine config, nor a file reported as binary: the token was missed (and once the file's
+    IO001 was in a baseline, nothing was reported). Every file cfglint reads is scanned; a file
+    that is no text is scanned for token formats in its bytes."""
+    (tmp_path / name).write_bytes(LOOSE[name])
+    out = assert_hidden(tmp_path / name, HF)
+    red = [f for f in findings(out) if f[0] == "RED002"]
+    assert [f[1] for f in red] == [name] and f"<secret, {len(HF)} chars>" in red[0][4]
+    assert "RED002" in out["sarif"] and "RED002" in out["gitlab"] and "RED002" in out["junit"]
+
+
+def test_issue25_a_baseline_never_hides_what_an_unreadable_file_gains(tmp_path):
+    """Issue 25, item 2: the IO001 of a binary file and of a YAML syntax error went into a
+    baseline; a live token added to either was then hidden (exit 0). The token is found, and
+    the IO001's fingerprint covers the file's content: changed, it is reported again."""
+    d = copy_submission(KIMI_DOCKER, tmp_path)
+    (d / ".env").write_bytes(b"A=1\x00\n")
+    (d / "extra.yaml").write_text("tensor_parallel_size: 8\nextra: [1, 2\n", encoding="utf-8")
+    base = tmp_path / "baseline.json"
+    assert _cli("check", str(d), "--write-baseline", str(base))[0] == 0
+    code, out = _cli("check", str(d), "--baseline", str(base), "-f", "json")
+    assert code == 0 and json.loads(out[out.index("{"):])["findings"] == []
+    (d / ".env").write_bytes(b"A=1\x00\n" + f"HF_TOKEN={HF}\n".encode())
+    (d / "extra.yaml").write_text(f"tensor_parallel_size: 8\nextra: [1, 2\nnote: {HF}\n", encoding="utf-8")
+    code, out = _cli("check", str(d), "--baseline", str(base), "-f", "json")
+    assert_not_shown(out, HF)
+    found = {(f["rule"], Path(f["path"]).name) for f in json.loads(out[out.index("{"):])["findings"]}
+    assert code == 1 and {("RED002", ".env"), ("RED002", "extra.yaml"), ("IO001", ".env"), ("IO001", "extra.yaml")} <= found
+
+
+@pytest.mark.parametrize("written", [
+    '"\\x68f_Qm7Zt2Lx9Wv4Rk8Bn3Jp6Yc1Hd5Gs0Fa": 1\n',                      # a key with an escape
+    'note: "hf_Qm7Zt2Lx9\\u0057v4Rk8Bn3Jp6Yc1Hd5Gs0Fa"\n',                    # a value with an escape
+    'note: "hf_Qm7Zt2Lx9Wv4\\\n  Rk8Bn3Jp6Yc1Hd5Gs0Fa"\n',                     # an escaped line break
+    '? "hf_Qm7Zt2Lx9Wv4\\\n  Rk8Bn3Jp6Yc1Hd5Gs0Fa"\n: 1\n',                   # ... in a complex key
+])
+def test_issue25_a_token_written_with_yaml_escapes_is_found(tmp_path, written):
+    """Issue 25, item 7: a token written as a YAML mapping key (or value) that no line holds as
+    the loader reads it: double-quoted with an escape or an escaped line break."""
+    d = copy_submission(TRT, tmp_path)
+    cfg = d / "config.yml"
+    cfg.write_text(cfg.read_text(encoding="utf-8") + written, encoding="utf-8")
+    import yaml
+
+    assert HF in yaml.safe_dump(yaml.safe_load(cfg.read_text(encoding="utf-8")))   # what a loader reads
+    out = assert_hidden(d, HF)
+    red = [f for f in findings(out) if f[0] == "RED002"]
+    first = len(cfg.read_text(encoding="utf-8").splitlines()) - written.count("\n") + 1
+    assert [(f[1], f[2]) for f in red] == [("config.yml", first)]
+
+
+@settings(max_examples=examples(50, 300), deadline=None, derandomize=True)
+@given(kinds=st.lists(st.tuples(st.sampled_from(["error", "warning", "note"]), st.booleans(), st.booleans()),
+                      max_size=60),
+       limit=st.integers(0, 40))
+def test_property_a_sarif_cap_never_drops_a_credential_for_a_lesser_finding(kinds, limit):
+    """Issue 25, item 3: for any findings in path order (level, a credential or not, silenced in
+    source or not) and any limit, the SARIF cap keeps min(limit, n) of them in their order,
+    never leaves out a finding while keeping one that ranks below it (credentials, then errors,
+    warnings, notes; silenced ones last), and counts what it left out per level."""
+    from cfglint.output.report import capped, sarif
+
+    fs = [Finding("RED002" if secret else "RED001", f"m{i}", Span(f"f{i:03}.sh", 1, 1, 1, 2), level=level,
+                  secret=secret, suppressed="why" if quiet else None)
+          for i, (level, secret, quiet) in enumerate(kinds)]
+    kept, left_out = capped(fs, limit)
+    assert len(kept) == min(limit, len(fs)) and kept == [f for f in fs if any(f is k for k in kept)]
+    rank = lambda f: (bool(f.suppressed), not f.secret, -["note", "warning", "error"].index(f.level))  # noqa: E731
+    dropped = [f for f in fs if not any(f is k for k in kept)]
+    assert not dropped or not kept or max(map(rank, kept)) <= min(map(rank, dropped))
+    assert left_out == {lv: n for lv in ("error", "warning", "note") if (n := sum(f.level == lv for f in dropped))}
+    if limit >= len(fs):
+        log = json.loads(sarif(fs, {}, {}, 1))
+        assert len(log["runs"][0]["results"]) == len(fs) and "properties" not in log["runs"][0]

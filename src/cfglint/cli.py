@@ -6,6 +6,7 @@ configuration error.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -25,6 +26,23 @@ def _say(message: str) -> None:
 
 
 
+_stdout_failed = False   # a write to standard output failed: the process ends with exit 2 (run)
+
+
+def _out(text: str, nl: bool = True) -> None:
+    """Write report text to standard output (click.echo flushes each write). A write that fails
+    (a full disk, an I/O error) is exit 2 with one line on standard error, whatever the
+    findings, also on a clean run; a closed pipe (``| head``) is click's, as before."""
+    global _stdout_failed
+    try:
+        click.echo(text, nl=nl)
+    except OSError as err:
+        if err.errno == errno.EPIPE:
+            raise
+        _stdout_failed = True
+        _say(f"cfglint: error: cannot write to standard output: {err.strerror or err}")
+        sys.exit(2)
+
 
 def run() -> None:
     """The ``cfglint`` command (and ``python -m cfglint``): :func:`main`, then the process ends
@@ -33,18 +51,28 @@ def run() -> None:
     Taken only when nothing else runs: no thread but this one, no multiprocessing child (a
     --jobs pool is shut down inside the run); the shell-parse worker is killed and reaped (it
     holds nothing to flush). Output is flushed first; a string or None exit code, or a flush
-    that fails (a closed pipe), takes the interpreter's own exit path as before."""
+    that fails on a closed pipe, takes the interpreter's own exit path as before; a report that
+    cannot be written to standard output (a full disk) is exit 2 with one line (:func:`_out`)."""
     try:
         main()
         code: object = 0
     except SystemExit as exc:
         code = exc.code
+    if not _stdout_failed:
+        try:
+            sys.stdout.flush()
+        except OSError as err:   # what is left of the report cannot be written (a full disk)
+            if err.errno == errno.EPIPE:
+                raise SystemExit(code) from None
+            _say(f"cfglint: error: cannot write to standard output: {err.strerror or err}")
+            _ended_without_stdout()
+    else:   # the report was not written: its buffered rest must not be flushed (and fail) at exit
+        _ended_without_stdout()
     th, mp = sys.modules.get("threading"), sys.modules.get("multiprocessing")
     if (not isinstance(code, int) or (th is not None and th.active_count() != 1)
             or (mp is not None and mp.active_children())):
         raise SystemExit(code)
     try:
-        sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:
         raise SystemExit(code) from None
@@ -52,6 +80,18 @@ def run() -> None:
 
     shellworker.close(kill=True)
     os._exit(code)
+
+
+def _ended_without_stdout() -> None:
+    """End the process with exit 2 after a failed write to standard output, without the
+    interpreter's exit flushing the rest of the report (which fails again, with a traceback)."""
+    try:
+        sys.stderr.flush()
+    finally:
+        from .read.shell import worker as shellworker
+
+        shellworker.close(kill=True)
+        os._exit(2)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -65,9 +105,9 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     from .knowledge import coverage_line
     from .read.safeio import ReadError
 
-    click.echo(f"cfglint {__version__} ({DISTRIBUTION})")
+    _out(f"cfglint {__version__} ({DISTRIBUTION})")
     try:
-        click.echo(coverage_line())
+        _out(coverage_line())
     except (OSError, ReadError, ValueError, yaml.YAMLError) as err:  # a broken installation
         _say(f"cfglint: cannot read the bundled knowledge: {err}")
         ctx.exit(2)
@@ -139,7 +179,27 @@ def _outputs(formats: tuple[tuple[str, str | None], ...], output: str | None) ->
     return outs
 
 
-@main.command()
+class _PathsCommand(click.Command):
+    """A command whose arguments name files (``check``): a tool that passes file names after its
+    own arguments (pre-commit appends the staged files) turns a file named ``--config=x.yaml`` or
+    ``-ovictim.sh`` into an option. An argument before ``--`` that reads as an option and also
+    names an existing file is refused (exit 2, one line), since only ``--`` can say which it is;
+    after ``--`` every argument is a path."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for arg in args:
+            if arg == "--":
+                break
+            if arg.startswith("-") and arg != "-" and os.path.lexists(arg):
+                from .read.paths import printable
+
+                _say(f"cfglint: error: '{printable(arg)}' is an option and also the name of a file: put `--` before "
+                     f"file names (cfglint check [OPTIONS] -- PATH ...) so that a file name is never read as an option")
+                ctx.exit(2)
+        return super().parse_args(ctx, args)
+
+
+@main.command(cls=_PathsCommand)
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "-f", "formats", type=_FormatSpec(), multiple=True, metavar="FORMAT[:FILE]",
               help=f"Output format, one of {', '.join(FORMATS)} (default text), optionally with the file to write it to: FORMAT[:FILE]. "
@@ -367,7 +427,7 @@ def _diff(result, unsafe_fixes: bool, show_fixes: bool) -> int:
     text = diff(fix_plan, _hide(result, True))
     _say(f"cfglint: would fix {len(fix_plan.fixed)} finding(s) in {len(fix_plan.changes)} file(s)"
          + _unsafe_hint(len(fix_plan.unsafe)))
-    click.echo(text, nl=False)
+    _out(text, nl=False)
     return 1 if text else 0
 
 
@@ -409,6 +469,8 @@ def _write_reports(outs: list[tuple[str, str | None]], result, code: int, baseli
     from .output import report
 
     summary = report.summarize(result.findings, result.units, baselined, unsafe_fixes)
+    # past GitHub's limit a SARIF run leaves results out (credentials and errors kept first): said
+    left_out = report.capped(result.findings)[1] if any(fmt == "sarif" for fmt, _ in outs) else None
     for fmt, path in outs:
         if path is None and statistics:
             body = _statistics(result.findings, fmt == "json")
@@ -416,7 +478,9 @@ def _write_reports(outs: list[tuple[str, str | None]], result, code: int, baseli
             body = _report(fmt, result, code, baselined, fail_level, unsafe_fixes, summary)
         _emit(body, path)
     if statistics or all(path is not None for _, path in outs):   # no findings on standard output
-        _say(summary)
+        _say(report.summarize(result.findings, result.units, baselined, unsafe_fixes, left_out))
+    elif left_out:
+        _say(f"cfglint: warning: {report.left_out_text(left_out)}")
 
 
 def _emit(body, path: str | None) -> None:
@@ -425,7 +489,7 @@ def _emit(body, path: str | None) -> None:
     Exits 2 when the file cannot be written."""
     if path is None:
         for piece in [body] if isinstance(body, str) else body:
-            click.echo(piece, nl=False)
+            _out(piece, nl=False)
         return
     from .read.safeio import atomic_write
 
@@ -647,7 +711,7 @@ def init(path: str, dry_run: bool, show_diff: bool, knowledge_files: tuple[str, 
     for line in summary(result):
         _say(f"cfglint: {line}")
     if show_diff:
-        click.echo(diff(result), nl=False)
+        _out(diff(result), nl=False)
     if dry_run or show_diff:
         sys.exit(1 if result.changed else 0)
     if result.changed:
@@ -698,10 +762,10 @@ def flags_lookup(engine: str, option: str | None) -> None:
     kb = knowledge()
     data = kb.engine_releases(engine)
     if option is None:
-        click.echo(f"{data.label}: {len(data.releases)} releases ({', '.join(data.releases)}); "
+        _out(f"{data.label}: {len(data.releases)} releases ({', '.join(data.releases)}); "
                    f"launchers: {', '.join(data.launchers())}")
         return
-    click.echo(neutralize(describe(kb, engine, option), keep_newlines=True))
+    _out(neutralize(describe(kb, engine, option), keep_newlines=True))
     sys.exit(0 if flag_info(kb, engine, option) else 1)
 
 
@@ -711,7 +775,7 @@ def list_rules() -> None:
     from .checks import all_rules
 
     for r in all_rules().values():
-        click.echo(f"{r.id:8} {r.name:30} {r.level:8} {r.summary}")
+        _out(f"{r.id:8} {r.name:30} {r.level:8} {r.summary}")
 
 
 @main.command("rule")
@@ -726,7 +790,7 @@ def show_rule(rule_id: str) -> None:
     if r is None:
         _say(f"cfglint: error: unknown rule {rule_id!r}; see 'cfglint rules'")
         sys.exit(2)
-    click.echo(render(r, markdown=False))   # a terminal reads text: no Markdown entities
+    _out(render(r, markdown=False))   # a terminal reads text: no Markdown entities
 
 
 def _not_written_by_docs(directory: str, rules: dict) -> str | None:
@@ -765,11 +829,18 @@ def write_docs(directory: str | None) -> None:
 
     rules = all_rules()
     if directory is None:
-        click.echo(one_document(rules), nl=False)
+        _out(one_document(rules), nl=False)
         return
     if os.path.lexists(directory) and not os.path.isdir(directory):
         _say(f"cfglint: error: cannot write rule pages into {printable(directory)}: it is not a directory "
              "(name a directory to create or fill, or none to print the pages)")
+        sys.exit(2)
+    from .read.safeio import make_dirs, writable_place
+
+    try:   # no directory is made, no page read or written, through a link out of the tree
+        writable_place(directory)
+    except OSError as err:
+        _say(f"cfglint: error: cannot write rule pages into {printable(directory)}: {err.strerror}")
         sys.exit(2)
     foreign = _not_written_by_docs(directory, rules)
     if foreign is not None:
@@ -778,7 +849,7 @@ def write_docs(directory: str | None) -> None:
         sys.exit(2)
     target = directory
     try:  # atomically, never through a symbolic link (safeio)
-        os.makedirs(directory, exist_ok=True)
+        make_dirs(directory)
         for r in rules.values():
             target = os.path.join(directory, f"{r.id}.md")
             atomic_write(target, render(r))

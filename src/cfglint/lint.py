@@ -19,6 +19,7 @@ from .policy import suppress
 from .read.paths import display_path
 from .read.safeio import real_path, resolving
 from .read.textfile import MAX_BYTES, TextFile
+from .read.wordparts import whole_word_part
 from .schema import validation
 
 
@@ -58,6 +59,7 @@ def _lint_unit(sub: Submission, kb, require_reason: bool) -> tuple[list[Finding]
                          "the shell refuses it, and the commands in it may be misread", span, level="warning")
         for span in deployment.shell_errors] + run_checks(sub, deployment, kb)
     merge_related(findings, sub)
+    _whole_words_only(findings, sub)
     commands = {path: [(c.span.line, c.span.end_line) for c in parsed.commands]
                 for path, parsed, _role, is_args in sub.launches if not is_args}
     findings += suppress.apply(findings, sub.texts, require_reason, commands)
@@ -66,6 +68,30 @@ def _lint_unit(sub: Submission, kb, require_reason: bool) -> tuple[list[Finding]
         if f.level is None:
             f.level = rules[f.rule_id].level if f.rule_id in rules else "error"
     return findings, deployment
+
+
+PART_OF_A_WORD = ("no --fix: the value goes on past it in the same shell word, written in quoted parts or "
+                  "continued by a backslash-newline; replace the whole word by hand")
+
+
+def _whole_words_only(findings: list[Finding], sub: Submission) -> None:
+    """The one place a text fix (:attr:`Finding.fix`) is withdrawn when its span is only part of
+    the word a shell reads there (:func:`cfglint.read.wordparts.whole_word_part`): replacing it
+    would leave the rest of the word (``"/home/"'alice'/x`` keeps the user name) or drop a
+    backslash-newline (one command becomes two). The finding stays, saying so."""
+    lines: dict[str, list[str]] = {}
+    for f in findings:
+        if f.fix is None:
+            continue
+        s = f.span
+        src = lines.get(s.path)
+        if src is None:
+            tf = next((t for t in sub.texts if t.display == s.path), None)
+            src = lines[s.path] = tf.lines if tf is not None else []
+        if s.line == s.end_line and 1 <= s.line <= len(src) and not whole_word_part(
+                src[s.line - 1], s.col - 1, s.end_col - 1, src[s.line - 2] if s.line > 1 else ""):
+            f.fix = None
+            f.message = f"{f.message} ({PART_OF_A_WORD})"
 
 
 def _serves(sub: Submission, deployment: Deployment) -> bool:
@@ -426,7 +452,7 @@ class _Units:
             fixable = {f.span.path for f in findings if f.fix is not None or f.move is not None}
             texts = []
             with resolving():   # the files' directories resolved once
-                for tf in sub.texts:
+                for tf in sub.texts + sub.scan_only:
                     whole = tf.display in fixable
                     texts.append((tf.display, tf.path, real_path(tf.path),
                                   _needed_lines(tf, findings, whole, extra), tf if whole else None))

@@ -77,6 +77,10 @@ class Finding:
     # changes the engine's behaviour or needs a person's review; --fix applies those only with
     # --unsafe-fixes (README, "Fixes"; each rule's choice is documented with the rule)
     fix_safe: bool = True
+    # the SHA-256 (hex) of the bytes of the file this finding stands for when it says the file
+    # was left unchecked (IO001: binary, not UTF-8, YAML that does not parse): fingerprints and
+    # baselines cover it, so a baseline entry stops matching once the file's content changes
+    covers: str | None = None
 
     def sort_key(self) -> tuple:
         s = self.span

@@ -186,20 +186,66 @@ def _word_credentials(ctx: Context, flags: set[str], named, tokens: list, not_se
                             break
 
 
-def _yaml_credentials(ctx: Context, flags: set[str], named, not_secret: list[str],
+def _escaped_scalar(n: YScalar, lines_of) -> bool:
+    """Whether ``n`` is written double-quoted with a backslash in it (an escape such as ``\\x68``,
+    or a line break escaped away): its value is text no line of the file holds."""
+    s = n.span
+    src = lines_of(s.path)
+    if not src or not 1 <= s.line <= s.end_line <= len(src):
+        return False
+    first = src[s.line - 1]
+    if first[s.col - 1:s.col] != '"':
+        return False
+    if s.line == s.end_line:
+        return "\\" in first[s.col - 1:s.end_col - 1]
+    return "\\" in first[s.col - 1:] or any("\\" in src[i] for i in range(s.line, s.end_line))
+
+
+def _yaml_credentials(ctx: Context, flags: set[str], named, tokens: list, not_secret: list[str],
                       placeholder_re: re.Pattern | None, reported: set[tuple[str, int, int]]):
-    """RED002 from the YAML trees (engine configs, the manifest), as a safe loader reads them,
-    for what the line patterns cannot see: a credential key whose value is tagged (``!!str``),
-    anchored, a block or folded scalar, under an escaped or complex key, in a flow mapping; a
-    Kubernetes-style ``{name: HF_TOKEN, value: ...}`` entry; a credential flag followed by its
-    value in a sequence (``args: ["--api-key", "VALUE"]``). A value the line pass already
+    """RED002 from the YAML trees (engine configs, the manifest, Kubernetes objects, YAML read
+    only for credentials), as a safe loader reads them, for what the line patterns cannot see:
+    a credential key whose value is tagged (``!!str``), anchored, a block or folded scalar,
+    under an escaped or complex key, in a flow mapping; a Kubernetes-style ``{name: HF_TOKEN,
+    value: ...}`` entry; a credential flag followed by its value in a sequence (``args:
+    ["--api-key", "VALUE"]``); a token format in a double-quoted key or value written with
+    escapes or an escaped line break (``"\\x68f_..."``). A value the line pass already
     reported (a start inside the value's span) is not reported again."""
     starts: dict[tuple[str, int], list[int]] = {}
     for path, line, start in reported:
         starts.setdefault((path, line), []).append(start)
-    roots = [c.root for c in ctx.sub.configs] + [ctx.sub.manifest_node]
+    # the lines of the files that hold a backslash (only there can a scalar be escaped)
+    escaping = {tf.display: tf for tf in ctx.sub.texts + ctx.sub.scan_only if "\\" in tf.text}
+    split: dict[str, list[str]] = {}
+
+    def lines_of(path: str) -> list[str] | None:
+        if path not in escaping:
+            return None
+        got = split.get(path)
+        if got is None:
+            got = split[path] = escaping[path].text.split("\n")
+        return got
+
+    roots = [c.root for c in ctx.sub.configs] + [ctx.sub.manifest_node] + ctx.sub.scan_only_trees + \
+        [obj for _display, obj in ctx.sub.k8s_objects]
     for n in (node for root in roots for node in nodes(root)):
         hits: list[tuple[str, YScalar]] = []
+        if isinstance(n, YScalar):
+            if escaping and isinstance(n.value, str) and _escaped_scalar(n, lines_of):
+                sp = n.span
+                last = sp.end_col - 1 if sp.end_line == sp.line else 1 << 30
+                if any(sp.col - 1 <= x < last for x in starts.get((sp.path, sp.line), ())):
+                    continue
+                for what, pattern in tokens:
+                    m = pattern.search(n.value)
+                    if m:
+                        starts.setdefault((sp.path, sp.line), []).append(sp.col - 1)
+                        reported.add((sp.path, sp.line, sp.col - 1))
+                        yield Finding("RED002", f"{what} {mask(m.group(0))} is published (written with YAML "
+                                                f"escapes); revoke it and pass it from the environment",
+                                      sp, secret=True)
+                        break
+            continue
         if isinstance(n, YMap):
             pairs = [(str(k.value), v) for k, v in n.items if isinstance(v, YScalar)]
             hits = [(k, v) for k, v in pairs if named(k)]
@@ -287,7 +333,9 @@ def check_secrets(ctx: Context):
         reported.add(where)
         return Finding("RED002", message, Span(display, lineno, start + 1, lineno, start + 1 + len(value)), secret=True)
 
-    for tf in ctx.sub.texts:
+    # every file the unit read: also those no other rule reads (YAML that is no engine config,
+    # the bytes of a file that is no text, where only token formats are looked for)
+    for tf in ctx.sub.texts + ctx.sub.scan_only:
         regions = prose.get(tf.display) or []
         # what a file cannot hold anywhere is not looked for line by line (most files hold no
         # credential): a pattern without a match in the whole text (^ and $ at line ends) has
@@ -298,9 +346,9 @@ def check_secrets(ctx: Context):
         # (_key_lines)
         text = tf.text
         text_tokens = [(what, pattern) for what, pattern in tokens if prefilter.may_match(pattern, text)]
-        text_shapes = [shape for shape in shapes if prefilter.may_match(shape[1], text)]
-        text_names = {n for n in names if n in text}
-        key_lines = _key_lines(text, key_names, key_suffixes)
+        text_shapes = [shape for shape in shapes if prefilter.may_match(shape[1], text)] if not tf.lossy else []
+        text_names = {n for n in names if n in text} if not tf.lossy else set()
+        key_lines = _key_lines(text, key_names, key_suffixes) if not tf.lossy else set()
         lines = text.split("\n")
         todo: "range | list[int]" = range(1, len(lines) + 1)
         if not text_tokens and not text_shapes:
@@ -347,6 +395,6 @@ def check_secrets(ctx: Context):
                 if f is not None:
                     yield f
     yield from word_hits
-    yield from _yaml_credentials(ctx, flags, named, not_secret, placeholder_re, reported)
+    yield from _yaml_credentials(ctx, flags, named, tokens, not_secret, placeholder_re, reported)
 
 

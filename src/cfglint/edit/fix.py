@@ -42,6 +42,7 @@ from typing import Callable, Iterable
 from ..model import Finding, Span, TextEdit
 from ..read.safeio import ReadError, atomic_write, read_bytes
 from ..read.textfile import ByteMap, LineIndex, TextFile
+from ..read.wordparts import whole_word_part
 
 
 def _whole(text: str) -> bool:
@@ -126,11 +127,14 @@ def fix_of(f: Finding, tf: TextFile | None, where: ByteMap | None = None) -> Fin
     if s.line != s.end_line:
         return "the span runs over several lines"
     if tf is not None:
-        at = (where or ByteMap(tf)).byte_range(s.line, s.col, s.end_col)
+        where = where or ByteMap(tf)
+        at = where.byte_range(s.line, s.col, s.end_col)
         if at is None or at[0] == at[1]:
             return "the span is not inside one line of the file as read"
         if not _whole(tf.data[at[0]:at[1]].decode("utf-8", "replace")):
             return "the replacement would cut a shell expansion, bracket or quote in two"
+        if not whole_word_part(where.lines[s.line - 1], s.col - 1, s.end_col - 1):
+            return "the span is part of a longer shell word (quoted parts, a backslash-newline)"
     return FindingFix(f, s.path, (TextEdit(s, f.fix),), f.fix_safe, f"Replace with {f.fix}")
 
 

@@ -6,6 +6,7 @@ without ``--fix`` never loads it.
 
 from __future__ import annotations
 
+import functools
 import io
 
 
@@ -80,3 +81,53 @@ def keep_unchanged(original: str, noop: str, new: str) -> str:
     return "".join(out)
 
 
+
+
+def reads_back(value: str) -> bool:
+    """Whether ``value``, written by :func:`rt_yaml` as it chooses, reads back as the same string
+    with a YAML 1.1 loader (PyYAML's safe loader, which cfglint and the engines use). ruamel.yaml
+    writes YAML 1.2: a file name holding U+0085 goes into a single-quoted scalar where YAML 1.1
+    reads a line break (``run\\x85x.sh`` reads back as ``run x.sh``), and ``yes`` stays plain where
+    YAML 1.1 reads a boolean."""
+    import yaml
+
+    if any(c in value for c in _BREAKS):
+        return False   # written raw, a line break some reader folds (YAML 1.1: NEL, LS, PS)
+    if value.isascii() and value.isprintable() and _resolver().resolve(yaml.ScalarNode, value, (True, False)) == _STR:
+        return True   # plain or quoted, YAML 1.1 reads printable ASCII text that resolves to a string as written
+    try:
+        return yaml.safe_load(dump(rt_yaml(), [value])) == [value]
+    except yaml.YAMLError:
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def _resolver():
+    """PyYAML's implicit resolver (YAML 1.1), made at the first use."""
+    import yaml
+
+    return yaml.resolver.Resolver()
+
+
+_STR = "tag:yaml.org,2002:str"
+_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+def read_back_safe(data):
+    """``data`` (a string, or ruamel.yaml / plain mappings and lists of them, changed in place)
+    with every string that would not :func:`reads_back` as itself made a double-quoted scalar,
+    whose escapes (``\\N``, ``\\L``, ``\\uDC80``) every YAML loader reads alike (a string with a
+    style of its own is checked written in that style)."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    if isinstance(data, str):
+        if isinstance(data, DoubleQuotedScalarString) or reads_back(data):
+            return data
+        return DoubleQuotedScalarString(data)
+    if isinstance(data, dict):
+        for k in list(data):
+            data[k] = read_back_safe(data[k])
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            data[i] = read_back_safe(v)
+    return data

@@ -11,6 +11,7 @@ leave it are not followed when reading (:mod:`cfglint.read.safeio`).
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import field
 
 from ..model import record
@@ -47,18 +48,28 @@ def serving_candidates(directory: str, recurse: bool = True) -> list[str]:
     ``*.bash``, ``*.args``, ``*.yaml``, ``*.yml``, and environment files ``.env`` / ``*.env``
     (not the manifest, not hidden, not symlinks;
     hidden directories, :data:`SKIP_DIRS` and directories holding their own ``submission.yaml``
-    are not entered). Absolute paths, sorted. README, results (JSON, CSV, logs) are not candidates."""
+    are not entered). Absolute paths, sorted. README, results (JSON, CSV, logs) are not candidates.
+    A FIFO, socket or device with such a name is one too: reading it is refused with an IO001
+    (safeio never opens it), so it is reported, not skipped in silence."""
     out: list[str] = []
     for dirpath, dirnames, filenames in os.walk(directory, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
                              and not os.path.isfile(os.path.join(dirpath, d, MANIFEST)))
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
-            if name != MANIFEST and _lintable(name) and not os.path.islink(full) and os.path.isfile(full):
+            if name != MANIFEST and _lintable(name) and _not_link_nor_dir(full):
                 out.append(os.path.abspath(full))
         if not recurse:
             break
     return out
+
+
+def _not_link_nor_dir(path: str) -> bool:
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISLNK(mode) and not stat.S_ISDIR(mode)
 
 
 def _submission_of(path: str) -> str | None:

@@ -18,7 +18,7 @@ from ..read.argsfile import parse_args_file
 from ..read.paths import display_path, printable
 from ..read.safeio import inside, lexists, real_path, resolving
 from ..read.shell import Command, ParserCrash, ShellScript, parse_shell
-from ..read.textfile import MAX_BYTES, ReadError, TextFile, read_text
+from ..read.textfile import MAX_BYTES, NotText, ReadError, TextFile, read_text
 from ..read.yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YamlError, YMap, YNode,
                             foreign_tags, holds, key_span, nodes, parse_yaml, parse_yaml_all, to_python, walk_path)
 from ..schema.validation import validate, validator
@@ -61,6 +61,11 @@ class Submission:
     manifest_node: YNode | None = None
     manifest: dict = field(default_factory=dict)
     texts: list[TextFile] = field(default_factory=list)       # every file read, for text rules
+    # files read that no rule but the credential scan (RED002) reads: YAML outside a submission
+    # that is no engine config, and the bytes of a file that is no UTF-8 text (TextFile.lossy);
+    # with the YAML trees of those that parsed
+    scan_only: list[TextFile] = field(default_factory=list)
+    scan_only_trees: list[YNode] = field(default_factory=list)
     max_bytes: int = MAX_BYTES                                # files over this are not read (IO001)
     within: str | None = None        # every file read must really lie inside this directory
     within_name: str | None = None   # how messages name it
@@ -88,12 +93,25 @@ def _file_span(display: str) -> Span:
     return Span(display, 1, 1, 1, 1)
 
 
+def digest(tf: TextFile) -> str:
+    """The SHA-256 of a file's bytes as read: :attr:`Finding.covers` of a finding saying that the
+    file was left unchecked."""
+    from ..knowledge.kbcache import sha256
+
+    return sha256(tf.data).hexdigest()
+
+
 def read_file(path: str, display: str, sub: Submission, named_at: Span | None = None) -> TextFile | None:
     """Read a file (its real path must stay inside ``sub.within``: no link out of the submission or
     the working tree is followed); on failure an IO001 finding at ``named_at`` (the manifest entry
     naming the file) or, without one, at the file itself."""
     try:
         tf = read_text(path, display, sub.max_bytes, sub.within, sub.within_name)
+    except NotText as err:   # read, but no text: its bytes are still scanned for credentials (RED002)
+        sub.findings.append(Finding("IO001", f"cannot read {display}: {err}", named_at or _file_span(display),
+                                    covers=digest(err.file)))
+        sub.scan_only.append(err.file)
+        return None
     except ReadError as err:
         sub.findings.append(Finding("IO001", f"cannot read {display}: {err}", named_at or _file_span(display)))
         return None
@@ -107,7 +125,8 @@ def yaml_document(tf: TextFile, sub: Submission) -> YNode | None:
     try:
         root = parse_yaml(tf.text, tf.display)
     except YamlError as err:
-        sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
+        sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display),
+                                    covers=digest(tf)))
         return None
     _report(root, tf.display, sub)
     return root
@@ -315,7 +334,8 @@ def _yaml_docs(tf: TextFile, sub: Submission) -> list[YNode] | None:
     try:
         docs = parse_yaml_all(tf.text, tf.display, keep_empty=True)
     except YamlError as err:
-        sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display)))
+        sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display),
+                                    covers=digest(tf)))
         return None
     for root in docs:
         _report(root, tf.display, sub)
@@ -374,7 +394,7 @@ def load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Su
             script = parse_shell(tf.text, tf.display)
         except ParserCrash as err:
             sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}",
-                                        _file_span(tf.display)))
+                                        _file_span(tf.display), covers=digest(tf)))
             return
         continued = [n for n, line in enumerate(tf.lines, start=1) if line.endswith("\\")] if tf.had_crlf else []
         if continued:
@@ -447,20 +467,29 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
     if tf is not None:
         load_file(tf, os.path.basename(path), None, False, sub)
         if not sub.launches and sub.k8s_objects and not sub.k8s_not_modelled:
-            # Kubernetes objects that run no container command (a Service, a ConfigMap): as any
-            # other YAML that is no engine config, only its syntax is checked
-            sub.texts.clear()
+            # Kubernetes objects that run no container command (a Service, a ConfigMap, a Secret):
+            # as any other YAML that is no engine config, only its syntax is checked, and what it
+            # publishes (a token in a Secret's stringData) by the credential scan
+            _scan_only(sub, [obj for _display, obj in sub.k8s_objects])
             sub.k8s_objects.clear()
             sub.unknown_yaml = _file_span(display)
         if not sub.launches and sub.configs and not looks_like_engine_config(sub.configs[0].root):
             # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
-            # outside a submission only engine configs get more than a syntax check, and
-            # application tags (CloudFormation's !Ref) are theirs to use.
-            sub.texts.clear()
+            # outside a submission only engine configs get more than a syntax check (and, as
+            # every file read, the credential scan), and application tags (CloudFormation's
+            # !Ref) are theirs to use.
+            _scan_only(sub, [c.root for c in sub.configs if c.root is not None])
             sub.configs.clear()
             sub.unknown_yaml = _file_span(display)
             sub.findings = [f for f in sub.findings if not f.message.startswith(TAG_MESSAGE)]
     return sub
+
+
+def _scan_only(sub: Submission, trees: list[YNode]) -> None:
+    """The files ``sub`` read, and their YAML ``trees``, left to the credential scan alone."""
+    sub.scan_only += sub.texts
+    sub.scan_only_trees += trees
+    sub.texts.clear()
 
 
 ENGINE_CONFIG_KEYS = {

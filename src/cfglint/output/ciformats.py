@@ -58,12 +58,13 @@ def issue_fingerprints(findings: list[Finding], sources: dict[str, list[str]]) -
     line hash (:func:`cfglint.policy.baseline.fingerprint`: rule, path and the text of the finding's
     line, not its number) with the finding's rank among those that share it (0 for the first),
     hashed to 32 hex digits. A finding keeps its fingerprint when lines are added above it."""
-    from ..policy.baseline import fingerprint
+    from ..policy.baseline import Fingerprints
 
+    fingerprint = Fingerprints(sources)
     seen: dict[str, int] = {}
     out = []
     for f in findings:
-        base = fingerprint(f, sources)
+        base = fingerprint(f)
         n = seen.get(base, 0)
         seen[base] = n + 1
         out.append(hashlib.sha256(f"{base}\0{n}".encode()).hexdigest()[:32])

@@ -8,7 +8,9 @@ and written once each, are the single run's results. The exit code is the highes
 parts' (a run fails when one of its parts does). The log around the results is the first
 part's, which every part must share (the same cfglint, knowledge and rules). With every
 result under GitHub's limit of :data:`~cfglint.output.report.MAX_RESULTS` in each part, the
-merged report is byte for byte the single run's.
+merged report is byte for byte the single run's; past it, the merged run keeps what a single run
+keeps (report.capped: credentials, then errors) of what the parts hold, and says how many each
+part and the merge left out.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import json
 from urllib.parse import unquote, urlparse
 from urllib.request import url2pathname
 
-from .report import MAX_RESULTS, invocation
+from .report import cap, invocation, run_properties
 
 
 class MergeError(ValueError):
@@ -35,15 +37,22 @@ def _key(result: dict) -> tuple:
             str((result.get("message") or {}).get("text", "")))
 
 
-def _dropped(run: dict) -> int:
-    """How many results a part left out beyond the limit (its tool execution notification)."""
-    for inv in run.get("invocations") or []:
-        for note in inv.get("toolExecutionNotifications") or []:
-            text = str((note.get("message") or {}).get("text", ""))
-            head = text.split(" ", 1)[0]
-            if "beyond GitHub's limit" in text and head.isdigit():
-                return int(head)
-    return 0
+def _left_out(run: dict) -> dict[str, int]:
+    """How many results a part left out past the limit, per level (its run properties)."""
+    by_level = (run.get("properties") or {}).get("resultsLeftOutByLevel") if isinstance(run.get("properties"), dict) else None
+    if not isinstance(by_level, dict):
+        return {}
+    return {str(k): v for k, v in by_level.items() if k in _LEVELS and isinstance(v, int) and not isinstance(v, bool) and v > 0}
+
+
+_LEVELS = ("error", "warning", "note")
+
+
+def _facts(result: dict) -> tuple[bool, bool, str]:
+    """What decides whether a result is kept past the limit (report.capped): silenced in source,
+    a credential (RED002), its level."""
+    level = result.get("level")
+    return bool(result.get("suppressions")), result.get("ruleId") == "RED002", level if level in _LEVELS else "error"
 
 
 def merge(reports: list[tuple[str, str]]) -> str:
@@ -70,10 +79,11 @@ def merge(reports: list[tuple[str, str]]) -> str:
                              f"{reports[0][0]}; merge the parts of one run")
         tool = here
         logs.append(log)
-    results, seen, dropped, code = [], set(), 0, 0
+    results, seen, left_out, code = [], set(), {}, 0
     for log in logs:
         run = log["runs"][0]
-        dropped += _dropped(run)
+        for level, n in _left_out(run).items():
+            left_out[level] = left_out.get(level, 0) + n
         for inv in run.get("invocations") or []:
             if isinstance(inv.get("exitCode"), int):
                 code = max(code, inv["exitCode"])
@@ -89,10 +99,23 @@ def merge(reports: list[tuple[str, str]]) -> str:
         results.sort(key=_key)
     except (AttributeError, TypeError, IndexError):
         raise MergeError("a result has no location in the form cfglint writes") from None
-    dropped += max(0, len(results) - MAX_RESULTS)
+    results, more = cap(results, _facts)
+    for level, n in more.items():
+        left_out[level] = left_out.get(level, 0) + n
+    left_out = {level: left_out[level] for level in _LEVELS if left_out.get(level)}
     out = logs[0]
-    out["runs"][0]["invocations"] = [invocation(code, dropped)]
-    out["runs"][0]["results"] = results[:MAX_RESULTS]
+    run: dict = {}
+    for key, value in out["runs"][0].items():   # the members in the order a single run writes them
+        if key == "properties":
+            continue
+        if key == "invocations":
+            run["invocations"] = [invocation(code, left_out)]
+            run.update(run_properties(left_out))
+        elif key == "results":
+            run["results"] = results
+        else:
+            run[key] = value
+    out["runs"][0] = run
     return json.dumps(out, indent=2) + "\n"
 
 

@@ -160,7 +160,7 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
     rule_ids = list(rules)
     driver_rules = []
     from ..knowledge import coverage
-    from ..policy.baseline import fingerprint  # SARIF only
+    from ..policy.baseline import Fingerprints  # SARIF only
     from .ruledocs import DOCS_URI, render
 
     covered = coverage()  # what the knowledge covers, for tool.driver.properties
@@ -180,7 +180,8 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
         if "security" in r.tags:  # GitHub code scanning ranks security alerts by this score
             entry["properties"]["security-severity"] = r.security_severity
         driver_rules.append(entry)
-    dropped = max(0, len(findings) - MAX_RESULTS)
+    shown, left_out = capped(findings)
+    fingerprint = Fingerprints(sources)
 
     def result_of(f: Finding) -> str:
         result = {
@@ -190,7 +191,7 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
             "locations": [{"physicalLocation": {
                 "artifactLocation": _artifact(f.span.path),
                 "region": _region(f.span)}}],
-            "partialFingerprints": {"primaryLocationLineHash": fingerprint(f, sources)},
+            "partialFingerprints": {"primaryLocationLineHash": fingerprint(f)},
         }
         if f.rule_id in rule_ids:
             result["ruleIndex"] = rule_ids.index(f.rule_id)
@@ -218,12 +219,12 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
             "automationDetails": {"id": "cfglint/"},
             "columnKind": "unicodeCodePoints",
             "newlineSequences": list(NEWLINE_SEQUENCES),   # a lone CR ends a line too (textfile.py)
-            "invocations": [invocation(exit_code, dropped)],
+            "invocations": [invocation(exit_code, left_out)],
+            **run_properties(left_out),
             "results": _RESULTS_SLOT,
         }],
     }
     head, tail = json.dumps(log, indent=2).split(json.dumps(_RESULTS_SLOT), 1)
-    shown = findings[:MAX_RESULTS]
     if not shown:
         yield head + "[]" + tail + "\n"
         return
@@ -233,13 +234,58 @@ def sarif_parts(findings: list[Finding], rules: dict[str, Rule], sources: dict[s
     yield "\n      ]" + tail + "\n"
 
 
-def invocation(exit_code: int, dropped: int = 0) -> dict:
-    """The SARIF invocation of a run that exited ``exit_code`` and left ``dropped`` results out
-    (beyond :data:`MAX_RESULTS`)."""
+def invocation(exit_code: int, left_out: dict[str, int] | None = None) -> dict:
+    """The SARIF invocation of a run that exited ``exit_code`` and left results out past
+    :data:`MAX_RESULTS` (``left_out``: how many per level, of :func:`capped`), saying so."""
     return {"executionSuccessful": exit_code in (0, 1), "exitCode": exit_code,
             **({"toolExecutionNotifications": [{"level": "warning", "message": {
-                "text": f"{dropped} results beyond GitHub's limit of {MAX_RESULTS} per run were left out"}}]}
-               if dropped else {})}
+                "text": left_out_text(left_out)}}]} if left_out else {})}
+
+
+def run_properties(left_out: dict[str, int] | None) -> dict:
+    """The run's ``properties`` member when results were left out (how many, and per level)."""
+    return {"properties": {"resultsLeftOut": sum(left_out.values()), "resultsLeftOutByLevel": left_out}} \
+        if left_out else {}
+
+
+def capped(findings: list[Finding], limit: int | None = None) -> tuple[list[Finding], dict[str, int]]:
+    """The findings a SARIF run keeps under GitHub's limit of ``limit`` results, in their order,
+    and how many it leaves out per level (only levels with any). What is kept first: credentials
+    (RED002), then errors, warnings and notes, findings silenced in source last; in path order
+    within each. A file's leaked secret is never pushed out by many findings in another.
+    ``limit``: MAX_RESULTS when None."""
+    return cap(findings, lambda f: (bool(f.suppressed), f.secret, f.level or "error"), limit)
+
+
+def cap(items: list, facts, limit: int | None = None) -> tuple[list, dict[str, int]]:
+    """:func:`capped` over any items (findings, or SARIF results when parts are merged):
+    ``facts(item)`` gives (silenced in source, holds a credential, level)."""
+    limit = MAX_RESULTS if limit is None else limit
+    if len(items) <= limit:
+        return items, {}
+    from ..model import level_rank
+
+    of = [facts(x) for x in items]
+
+    def rank(i: int) -> tuple:
+        quiet, secret, level = of[i]
+        return (quiet, not secret, -level_rank(level), i)
+
+    kept = set(sorted(range(len(items)), key=rank)[:limit])
+    left_out: dict[str, int] = {}
+    for i in range(len(items)):
+        if i not in kept:
+            left_out[of[i][2]] = left_out.get(of[i][2], 0) + 1
+    order = ("error", "warning", "note")
+    return [x for i, x in enumerate(items) if i in kept], dict(sorted(left_out.items(), key=lambda kv: order.index(kv[0])))
+
+
+def left_out_text(left_out: dict[str, int]) -> str:
+    """What a SARIF report says (a notification, the summary) about the results it left out."""
+    limit = MAX_RESULTS
+    levels = ", ".join(f"{n} {level}(s)" for level, n in left_out.items())
+    return (f"the SARIF report left out {sum(left_out.values())} results past GitHub's limit of {limit} per run: "
+            f"{levels}; credentials and errors were kept first (another format shows every finding)")
 
 
 # SARIF is written as json.dumps(log, indent=2) writes it, but each result is turned into text as
@@ -257,16 +303,19 @@ def _in_results(result: dict) -> str:
 
 
 def summarize(findings: Iterable[Finding], n_units: int, baselined: int | None = None,
-              unsafe_fixes: bool = False) -> str:
+              unsafe_fixes: bool = False, left_out: dict[str, int] | None = None) -> str:
     """The one-line summary of a run: findings by level, submissions and files linted, how many
-    findings a suppression comment silenced and (``baselined``, with ``--baseline``) how many
-    the baseline hid, then how many ``--fix`` can fix (:func:`fixable`; with ``unsafe_fixes``,
-    the unsafe ones count as fixable)."""
+    findings a suppression comment silenced, (``baselined``, with ``--baseline``) how many
+    the baseline hid and (``left_out``, of :func:`capped`) how many a SARIF report left out,
+    then how many ``--fix`` can fix (:func:`fixable`; with ``unsafe_fixes``, the unsafe ones
+    count as fixable)."""
     findings = list(findings)
     quiet = sum(1 for f in findings if f.suppressed)
     notes = [f"{quiet} suppressed in source"] if quiet else []
     if baselined is not None:
         notes.append(f"{baselined} finding{'' if baselined == 1 else 's'} hidden by the baseline")
+    if left_out:
+        notes.append(left_out_text(left_out))
     tail = f" ({'; '.join(notes)})" if notes else ""
     findings = [f for f in findings if not f.suppressed]
     if not findings:

@@ -21,8 +21,9 @@ Writing (:func:`atomic_write`): the report (``-o``), a baseline (``--write-basel
 files (``--fix``) are written to a temporary file in the target's directory, then renamed over
 the target (``os.replace``): a reader never sees half a file, and a symbolic link or hard link at
 the target is replaced, never written through. A target that is a symbolic link, a directory or
-not a regular file is refused, and so is a target inside a git working tree whose directory is
-reached through a link that leaves that tree.
+not a regular file is refused, and so is a target whose directory is reached through a link that
+leaves the tree it lies in (the git working tree, else the working directory): no directory is
+created through one either (:func:`make_dirs`).
 """
 
 from __future__ import annotations
@@ -296,6 +297,34 @@ def _refuse(path: str, code: int, why: str) -> OSError:
     return OSError(code, why, path)
 
 
+def writable_place(directory: str, named: str | None = None) -> None:
+    """Raise OSError (ELOOP, a one-line ``strerror``) when ``directory``, where cfglint is to write
+    or create directories, is reached through a symbolic link that leaves the tree it lies in:
+    the git working tree holding it; outside one, the working directory when ``directory`` lies
+    in it by name (a submission tarball unpacked there may hold a link such as ``reports ->
+    /etc``). The first existing directory on the way is what is resolved. A place named outside
+    both is the user's own choice. ``named``: the path the error names (default ``directory``)."""
+    d = os.path.abspath(directory)
+    top, tree = git_top(d), "the working tree"
+    if top is None:
+        top, tree = os.getcwd(), "the working directory"
+        if not inside(d, top):
+            return
+    existing = d
+    while not os.path.lexists(existing):
+        existing = os.path.dirname(existing)
+    if not inside(os.path.realpath(existing), os.path.realpath(top)):
+        raise _refuse(named or directory, errno.ELOOP, f"its directory is reached through a symbolic link that "
+                                                       f"leaves {tree}; cfglint does not write through links")
+
+
+def make_dirs(directory: str, named: str | None = None) -> None:
+    """``os.makedirs(directory, exist_ok=True)`` once :func:`writable_place` allows it: no
+    directory is created through a link out of the tree. Raises OSError."""
+    writable_place(directory, named)
+    os.makedirs(directory, exist_ok=True)
+
+
 def atomic_write(path: str, data: str | bytes | Iterable[str], make_parents: bool = False,
                  mode: int | None = None) -> None:
     """Replace (or create) regular file ``path`` with ``data`` atomically: a temporary file in
@@ -306,7 +335,8 @@ def atomic_write(path: str, data: str | bytes | Iterable[str], make_parents: boo
 
     Raises OSError (``strerror`` a one-line reason): ``path`` is a symbolic link, a directory or
     not a regular file; its directory is reached through a link leaving the git working tree
-    that holds it; or the write fails. The temporary file never outlives a failure."""
+    that holds it, or outside one the working directory (:func:`writable_place`); or the write
+    fails. The temporary file never outlives a failure."""
     if isinstance(data, str):
         data = _SURROGATE.sub("\ufffd", data).encode("utf-8")
     pieces = [data] if isinstance(data, bytes) else \
@@ -319,16 +349,10 @@ def atomic_write(path: str, data: str | bytes | Iterable[str], make_parents: boo
         raise _refuse(path, errno.EINVAL, "the path contains a NUL byte")
     target = os.path.abspath(path)
     parent = os.path.dirname(target)
-    top = git_top(parent)
-    if top is not None:
-        existing = parent
-        while not os.path.lexists(existing):
-            existing = os.path.dirname(existing)
-        if not inside(os.path.realpath(existing), os.path.realpath(top)):
-            raise _refuse(path, errno.ELOOP, "its directory is reached through a symbolic link that leaves "
-                                              "the working tree; cfglint does not write through links")
     if make_parents:
-        os.makedirs(parent, exist_ok=True)
+        make_dirs(parent, path)
+    else:
+        writable_place(parent, path)
     try:
         st = os.lstat(target)
     except FileNotFoundError:

@@ -74,6 +74,9 @@ class TextFile:
     text: str
     had_crlf: bool = False  # the file used CRLF line ends (text has LF)
     data: bytes = b""
+    # the bytes are no UTF-8 text (binary, UTF-16/32, invalid UTF-8) and ``text`` was decoded
+    # leniently (:func:`lenient_text`) for the credential scan only: no other rule reads it
+    lossy: bool = False
 
     @property
     def lines(self) -> list[str]:
@@ -114,24 +117,55 @@ class ByteMap:
         return first, first + len(text[col - 1:end_col - 1].encode("utf-8"))
 
 
+class NotText(ReadError):
+    """The file was read, but its bytes are no UTF-8 text: :attr:`file` holds them, with a text
+    decoded leniently for the credential scan (:attr:`TextFile.lossy`)."""
+
+    def __init__(self, message: str, file: TextFile):
+        super().__init__(message)
+        self.file = file
+
+
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+              (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))   # UTF-32 LE starts like UTF-16 LE
+
+
+def lenient_text(data: bytes) -> str:
+    """The text of bytes that are no UTF-8 text, as well as it can be read: UTF-16 / UTF-32 by
+    their byte-order mark, else UTF-8 with each byte that is not part of a character (and each
+    NUL) as U+FFFD; line breaks as LF. A token format written in it keeps its characters."""
+    for bom, codec in _WIDE_BOMS:
+        if data.startswith(bom):
+            text = data.decode(codec, "replace")
+            break
+    else:
+        text = data.decode("utf-8-sig", "replace")
+    return normalize_newlines(text.replace("\x00", "\ufffd"))
+
+
 def read_text(path: str, display: str, max_bytes: int = MAX_BYTES, within: str | None = None,
               within_name: str | None = None) -> TextFile:
     """Read ``path`` as UTF-8 (a UTF-8 BOM is dropped, CRLF becomes LF), through
     :func:`cfglint.read.safeio.read_bytes`: its real path must stay inside ``within`` when given.
 
     Raises ReadError for: a link leading outside ``within``, a directory, a FIFO, socket or
-    device, a missing or unreadable file, a file over ``max_bytes``, NUL bytes (binary),
-    UTF-16/32 byte-order marks, invalid UTF-8.
+    device, a missing or unreadable file, a file over ``max_bytes``; :class:`NotText` (a
+    ReadError carrying the bytes read) for NUL bytes (binary), UTF-16/32 byte-order marks,
+    invalid UTF-8.
     """
     data = read_bytes(path, max_bytes, within, within_name)
+
+    def not_text(why: str) -> NotText:
+        return NotText(why, TextFile(path=path, display=display, text=lenient_text(data), data=data, lossy=True))
+
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
-        raise ReadError("file is UTF-16/UTF-32 encoded; save it as UTF-8")
+        raise not_text("file is UTF-16/UTF-32 encoded; save it as UTF-8")
     if NUL in data:
-        raise ReadError(f"binary file (NUL byte at offset {data.index(NUL)})")
+        raise not_text(f"binary file (NUL byte at offset {data.index(NUL)})")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
-        raise ReadError(f"invalid UTF-8 at line {line} (byte offset {err.start}); save it as UTF-8") from None
+        raise not_text(f"invalid UTF-8 at line {line} (byte offset {err.start}); save it as UTF-8") from None
     crlf = "\r\n" in text
     return TextFile(path=path, display=display, text=normalize_newlines(text), had_crlf=crlf, data=data)

@@ -96,9 +96,34 @@ def run(path: str, kb: Knowledge, max_bytes: int | None = None) -> InitResult:
     before, existing = read_manifest(root, max_bytes)
     d = derive(path, kb, existing, max_bytes)
     if before is None:
-        return InitResult(os.path.join(root, MANIFEST), None, new_manifest(d), [], d)
+        return InitResult(os.path.join(root, MANIFEST), None, _read_back(new_manifest(d), d), [], d)
     after, changes = update_text(before, d, kb)
-    return InitResult(os.path.join(root, MANIFEST), before, after, changes, d)
+    return InitResult(os.path.join(root, MANIFEST), before, _read_back(after, d) if changes else after, changes, d)
+
+
+def _read_back(text: str, d) -> str:
+    """``text``, once cfglint's own reader (a YAML 1.1 loader, as ``cfglint check`` and the engines
+    read it) gives back every file name it lists as derived: a name written so that it reads
+    back as another would name a file that is not there, and hide the one that is. Raises
+    InitError when one does not (the writer quotes such names; this is the last word)."""
+    from ...read.yamlsrc import YamlError, parse_yaml, to_python
+
+    try:
+        data = to_python(parse_yaml(text, MANIFEST))
+    except YamlError as err:
+        raise InitError(f"the {MANIFEST} written would not parse ({err}); please report this") from None
+    files = data.get("files") if isinstance(data, dict) else None
+    for key, items in d.manifest.get("files", {}).items():
+        listed = files.get(key) if isinstance(files, dict) else None
+        names = {i["path"] if isinstance(i, dict) else i for i in listed or [] if isinstance(i, (str, dict))}
+        for item in items:
+            name = item["path"] if isinstance(item, dict) else item
+            if name not in names:
+                from ...read.paths import printable
+
+                raise InitError(f"cannot list the file name '{printable(name)}' in {MANIFEST}: it would read back as "
+                                f"another name; rename the file")
+    return text
 
 
 def write(result: InitResult) -> None:

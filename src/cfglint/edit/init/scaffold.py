@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-from ..roundtrip import dump, rt_yaml
+from ..roundtrip import dump, read_back_safe, rt_yaml
 from .fields import ROLE_INT_KEYS, TO_FILL, Derived
 
 TODO = "FILL IN"
@@ -102,7 +102,7 @@ def new_manifest(d: Derived) -> str:
     top.yaml_set_start_comment("\n".join(line for text in head for line in _wrap(text, TOP)))
     y = rt_yaml()
     y.explicit_start = True
-    return f"{schema_line()}\n" + dump(y, top)
+    return f"{schema_line()}\n" + dump(y, read_back_safe(top))
 
 
 def _wrap(text: str, indent: int) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...knowledge import Knowledge
 from ...load.discover import MANIFEST
-from ..roundtrip import dump, keep_unchanged, rt_yaml, style_of
+from ..roundtrip import dump, keep_unchanged, read_back_safe, rt_yaml, style_of
 from .agree import agrees
 from .change import ABSENT, Change, plain
 from .errors import InitError
@@ -35,9 +35,10 @@ def _set(mapping, key: str, new: Any, where: str, changes: list[Change]) -> None
     """Set ``mapping[key]`` to ``new`` (a new key goes after its predecessors in ORDER)."""
     old = mapping.get(key, ABSENT) if hasattr(mapping, "get") else ABSENT
     changes.append(Change(where, plain(old) if old is not ABSENT else ABSENT, new))
-    if key in mapping:
-        mapping[key] = _same_scalar_style(mapping[key], new)
+    if key in mapping:   # what init writes reads back as itself (a YAML 1.1 loader too)
+        mapping[key] = read_back_safe(_same_scalar_style(mapping[key], new))
         return
+    new = read_back_safe(new)
     if key in ORDER:
         before = [k for k in ORDER[:ORDER.index(key)] if k in mapping]
         pos = list(mapping).index(before[-1]) + 1 if before else 0
@@ -90,7 +91,7 @@ def plan(doc, d: Derived, kb: Knowledge) -> list[Change]:
         where = f"serving.roles[{r['name']}]"
         target = have.get(r["name"])
         if target is None:
-            target = CommentedMap(name=r["name"])
+            target = CommentedMap(name=read_back_safe(r["name"]))
             roles.append(target)
             changes.append(Change(where, ABSENT, r))
             for key in ("instances", "accelerators_per_instance"):
@@ -139,7 +140,7 @@ def plan(doc, d: Derived, kb: Knowledge) -> list[Change]:
             k = _file_key(item)
             old = by_path.get(k)
             if old is None:
-                listed.append(CommentedMap(item) if isinstance(item, dict) else item)
+                listed.append(read_back_safe(CommentedMap(item) if isinstance(item, dict) else item))
                 changes.append(Change(f"files.{key}", ABSENT, item))
             elif isinstance(old, dict) and isinstance(item, dict) and "role" in old and old.get("role") != item["role"]:
                 _set(old, "role", item["role"], f"files.{key}[{k}].role", changes)
