@@ -1365,8 +1365,9 @@ def _at(data: dict, v: str) -> dict:
                       for name, spec in data["launchers"].items() if held(spec)},
         "env": {n: view(e) for n, e in (data.get("env") or {}).items() if held(e)},
         "removed": {n: view(e) for n, e in (data.get("removed") or {}).items() if held(e)},
-        "parsers": {kind: sorted(n for n, rng in table.items() if v in versions.expand(rng, order))
-                    for kind, table in (data.get("parsers") or {}).items()},
+        # a kind no parser of ``v`` has is as absent as a kind the data lacks
+        "parsers": {kind: names for kind, table in (data.get("parsers") or {}).items()
+                    if (names := sorted(n for n, rng in table.items() if v in versions.expand(rng, order)))},
         "exclusive": sorted(json.dumps(merge._pair_identity(f)) for f in data.get("exclusive") or [] if held(f)),
         "checks": sorted(json.dumps(merge._check_identity(f)) for f in data.get("checks") or [] if held(f)),
     }

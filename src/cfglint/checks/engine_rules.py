@@ -64,15 +64,16 @@ def _match(option: str, given: dict[str, Arg], reg) -> Arg | None:
       ("rules/releases/*.yaml exclusive (the refusing check's file:line per release)",))
 def check_refused_pairs(ctx: Context):
     for p in ctx.deployment.processes:
-        seen = set()
+        seen, by_table = set(), {}
         for engine, t, release, fact in _facts(ctx, p, "exclusive"):
             if fact.get("action") not in (None, "refuse"):
                 continue
             flags = fact.get("flags") or []
             if len(flags) != 2:
                 continue
-            reg = ctx.kb.registry(t)
-            given = _given(ctx, p, t)
+            if t not in by_table:   # once per launcher, not once per pair
+                by_table[t] = ctx.kb.registry(t), _given(ctx, p, t)
+            reg, given = by_table[t]
             a, b = _match(flags[0], given, reg), _match(flags[1], given, reg)
             if a is None or b is None or (a.span, b.span) in seen:
                 continue

@@ -257,13 +257,15 @@ def _hand_only(ctx: Context, p: Process, regs: list[FlagRegistry]) -> None:
     """COV001 for a launcher whose flags cfglint holds only as a hand-made list of one release
     line (TensorRT-LLM: PyPI publishes no source of its releases): unless the launch runs a
     release of that line, its flags were not checked against the release it runs."""
-    from ..knowledge.coverage import coverage
+    from ..knowledge.bundled import shared
 
     for r in regs:
         engine = r.name.split(".", 1)[0]
         if r.compiled or ctx.kb.engine_releases(engine) is not None:
             continue
-        lines = coverage()["engines"].get(engine) or []
+        hand = shared(f"flags/{engine}.yaml")   # the hand list's own line (release_line: "1.2-1.3")
+        found = (hand.get("versions") or hand.get("version") or hand.get("release_line")) if isinstance(hand, dict) else None
+        lines = [str(x) for x in (found if isinstance(found, list) else [found] if found else [])]
         launch = p.releases.get(engine)
         written = str(launch.written.value) if launch is not None and launch.written is not None else None
         number = versions.leading(written.lstrip("vV")) if written else None

@@ -267,11 +267,16 @@ class EngineReleases:
         return memo["_env"]
 
     def listed(self, section: str, release: str | None) -> list[dict]:
-        """``exclusive`` / ``checks`` / ``removed`` facts that hold in ``release`` (None: all)."""
-        facts = self.section(section) or []
-        if isinstance(facts, dict):
-            facts = [dict(v, name=k) for k, v in facts.items() if isinstance(v, dict)]
-        return [f for f in facts if isinstance(f, dict) and (release is None or self.holds(f, release))]
+        """``exclusive`` / ``checks`` / ``removed`` facts that hold in ``release`` (None: all); one
+        list per (section, release), shared by every launch that asks (callers do not change it)."""
+        memo = self.__dict__.setdefault("_listed", {})
+        key = (section, release)
+        if key not in memo:
+            facts = self.section(section) or []
+            if isinstance(facts, dict):
+                facts = [dict(v, name=k) for k, v in facts.items() if isinstance(v, dict)]
+            memo[key] = [f for f in facts if isinstance(f, dict) and (release is None or self.holds(f, release))]
+        return memo[key]
 
     def span(self) -> str:
         """``first-last`` of the releases read."""
