@@ -63,3 +63,55 @@ def test_a_default_left_unknown_is_still_named(tmp_path):
     replace_once(d / "disagg_example_p2p_nccl_xpyd.sh", P2P_LINE, "MODEL=${MODEL:-$HF_MODEL}")
     assert _init_model(d) is None
     assert [f for f in _rules(d) if f[0] == "COV001" and "checks that use model" in f[4]]
+
+
+# -- 2.2 docker run --entrypoint: the words after the image are the new entrypoint's ---------------
+KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
+KIMI_HEAD = "docker run --gpus all --shm-size 32g --network host --ipc=host \\\n  lmsysorg/sglang:kimi-k3 sglang serve"
+KIMI_TAIL = "--enable-cache-report --enable-metrics --enable-symm-mem"
+
+
+def _entrypoint_bash(d: Path, image: str, script_head: str) -> str:
+    """The Kimi K3 launch run as ``docker run --entrypoint /bin/bash ... IMAGE -c "<launch>"``."""
+    run = d / "run.sh"
+    text = run.read_text(encoding="utf-8")
+    assert text.count(KIMI_HEAD) == 1 and text.count(KIMI_TAIL) == 1
+    text = text.replace(KIMI_HEAD, "docker run --entrypoint /bin/bash --gpus all --shm-size 32g --network host "
+                        f"--ipc=host \\\n  {image} -c \"{script_head}").replace(KIMI_TAIL, KIMI_TAIL + '"')
+    run.write_text(text, encoding="utf-8")
+    return text
+
+
+def test_entrypoint_replaced_by_bash_runs_the_c_script_as_the_launch(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    clean = lint(d)
+    # the image's vLLM entrypoint is replaced: -c is bash's, not a vLLM flag (was FLG001 "has no -c"
+    # and MEM001 / TOP001 / TOP002 for a TP 1 vLLM), and the script is the SGLang launch it was
+    text = _entrypoint_bash(d, "vllm/vllm-openai:v0.10.1", "sglang serve")
+    assert lint(d) == clean == []
+    # the -c script is read as a launch: a bogus flag in it is reported at its place
+    replace_once(d / "run.sh", '-c "sglang serve', '-c "sglang serve --bogus-flag 2')
+    text = (d / "run.sh").read_text(encoding="utf-8")
+    (f,) = lint(d)
+    assert f[0] == "FLG001" and f[2:4] == position(text, "--bogus-flag") and "SGLang has no flag --bogus-flag" in f[4]
+
+
+def test_entrypoint_kept_runs_the_arguments_after_the_image(tmp_path):
+    # the control: without --entrypoint, the vLLM image's own entrypoint takes the words after it
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "lmsysorg/sglang:kimi-k3 sglang serve", "vllm/vllm-openai:v0.10.1")
+    text = (d / "run.sh").read_text(encoding="utf-8")
+    found = only(lint(d), "FLG001")
+    # SGLang's flags, given to vLLM
+    assert (found[0][2:4], found[0][4].split(": ", 1)[0]) == (position(text, "--model-path"), (
+        "vLLM 0.10.1 (the image tag; the flags of 0.10.2 stand for it) has no --model-path"))
+
+
+def test_an_unknown_image_entrypoint_is_named_in_cov001(tmp_path):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "lmsysorg/sglang:kimi-k3 sglang serve", '"${IMAGE}"')
+    text = (d / "run.sh").read_text(encoding="utf-8")
+    (cov,) = only(lint(d, coverage=True), "COV001")
+    assert "launcher '${IMAGE} (the image's own entrypoint)' not recognised (its program or module is a shell " \
+           "variable, known only at run time)" in cov[4]
+    assert f"run.sh:{position(text, '${IMAGE}')[0]}" in cov[4]

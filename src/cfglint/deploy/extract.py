@@ -284,12 +284,15 @@ class _Adapter:
         pod_image = getattr(cmd.origin, "image", None) if wrapped.image is None else None  # a Kubernetes container's
         # the image's entrypoint runs the container's args only when it sets no command
         entry_image = wrapped.image or (pod_image if depth == 0 and getattr(cmd.origin, "entrypoint", False) else None)
+        if wrapped.entrypoint is not None:
+            entry_image = None  # docker run --entrypoint X: X runs the words after the image, not the image's own
         launch = self.launchers.identify(wrapped.words) or \
             self.launchers.from_image(entry_image.value if entry_image else None, wrapped.words)
         if pod_image is not None:
             wrapped.image = pod_image
         if launch is None:
-            loc = self.launchers.unrecognised(wrapped.words) or _hidden_command(wrapped.words)
+            loc = (self.launchers.unknown_entrypoint(entry_image, wrapped.words) if entry_image else None) or \
+                self.launchers.unrecognised(wrapped.words) or _hidden_command(wrapped.words)
             if loc is not None:
                 self.unrecognised.append(loc)
             return []

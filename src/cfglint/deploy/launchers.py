@@ -87,6 +87,19 @@ class Launchers:
                               dict(self.engines.get(engine or "", {}), **entry))
         return None
 
+    def unknown_entrypoint(self, image: Located, words: list[Word]) -> Located | None:
+        """For ``docker run IMAGE --flag ...`` (only arguments after the image, which its own
+        entrypoint runs) whose image :meth:`from_image` does not know: the launch, named at the
+        image, when it may be an engine's (the image is a shell variable, or the arguments carry
+        engine flags or ``--model``), else None."""
+        if not words or not words[0].text.startswith("-"):
+            return None
+        text = str(image.value)
+        flagged = any(w.text.partition("=")[0] in self.engine_flags | {"--model"} for w in words)
+        if "$" in text or flagged:
+            return Located(f"{text} (the image's own entrypoint)", image.span)
+        return None
+
     def identify(self, words: list[Word]) -> Launch | None:
         """The launch ``words`` start with, or None."""
         if not words:
