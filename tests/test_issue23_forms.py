@@ -115,3 +115,61 @@ def test_an_unknown_image_entrypoint_is_named_in_cov001(tmp_path):
     assert "launcher '${IMAGE} (the image's own entrypoint)' not recognised (its program or module is a shell " \
            "variable, known only at run time)" in cov[4]
     assert f"run.sh:{position(text, '${IMAGE}')[0]}" in cov[4]
+
+
+# -- 2.3 launchers: the engines' console scripts as modules, a wrapper script before a launcher ----
+SGL_PARSERS = "recipes/sglang-deepseek-v3.2-h200-tp8-dp8-parsers"
+VLLM_PARSERS = "recipes/vllm-deepseek-v3.2-h20-tp8-parsers"
+TRT_DEP8 = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"
+
+
+@pytest.mark.parametrize("rel, old, new, flag", [
+    (VLLM_PARSERS, "vllm serve deepseek-ai", "python -m vllm.entrypoints.cli.main serve deepseek-ai",
+     "--tensor-parallel-size 8"),
+    (TRT_DEP8, "trtllm-serve", "python3 -m tensorrt_llm.commands.serve", "--tp_size 8"),
+    (SGL_PARSERS, "python3 -m sglang.launch_server", "./run-with-env.sh python3 -m sglang.launch_server",
+     "--tp-size 8"),
+    (SGL_PARSERS, "python3 -m sglang.launch_server", "env-wrapper.sh --quiet python3 -m sglang.launch_server",
+     "--tp-size 8"),
+])
+def test_module_launchers_and_wrapper_scripts_are_read_as_the_launch(tmp_path, rel, old, new, flag):
+    d = copy_submission(rel, tmp_path)
+    clean = lint(d)
+    run = d / "run.sh"
+    text = run.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    run.write_text(text.replace(old, new), encoding="utf-8")
+    shift = len(new) - len(old)
+    # the same findings as the published launch (on the launch line, moved by the longer launcher)
+    moved = [(r, n, line, col + shift if line == position(text, old)[0] and col > position(text, old)[1] else col, m)
+             for r, n, line, col, m in clean]
+    assert lint(d) == moved
+    # and its flags are checked: a wrong one is reported at its place
+    bad = "--bogus-flag 1 " + flag
+    replace_once(run, flag, bad)
+    now = run.read_text(encoding="utf-8")
+    found = only(lint(d), "FLG001")
+    assert [f[2:4] for f in found] == [position(now, "--bogus-flag")]
+
+
+def test_a_program_that_is_no_wrapper_script_is_not_looked_through(tmp_path):
+    # the control: `echo python3 -m sglang.launch_server ...` prints a launch, it starts none
+    d = copy_submission(SGL_PARSERS, tmp_path)
+    replace_once(d / "run.sh", "python3 -m sglang.launch_server", "echo python3 -m sglang.launch_server --bogus-flag 1")
+    assert only(lint(d), "FLG001") == []
+
+
+WIDE_EP_WORKER = "087-trtllm-wide-ep-start-worker"   # trtllm-serve disaggregated_mpi_worker -c ${config_file}
+
+
+def test_trtllm_disaggregated_mpi_worker_and_a_profiler_prefix_in_a_variable(tmp_path):
+    d = _corpus_copy(WIDE_EP_WORKER, tmp_path)
+    script = d / "start_worker.sh"
+    # both workers (the plain one and the one behind ${nsys_prefix}) are read: -c is the
+    # disaggregated_mpi_worker's own option (tensorrt_llm/commands/serve.py), no FLG001
+    assert [f for f in _rules(script) if f[0] != "COV001"] == []
+    # the control: a flag the worker command does not have is reported, behind the prefix too
+    replace_once(script, "${nsys_prefix} trtllm-serve disaggregated_mpi_worker -c",
+                 "${nsys_prefix} trtllm-serve disaggregated_mpi_worker --bogus-flag 1 -c")
+    text = script.read_text(encoding="utf-8")
+    assert [f[2:4] for f in _rules(script) if f[0] == "FLG001"] == [position(text, "--bogus-flag")]

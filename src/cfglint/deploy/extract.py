@@ -288,6 +288,12 @@ class _Adapter:
             entry_image = None  # docker run --entrypoint X: X runs the words after the image, not the image's own
         launch = self.launchers.identify(wrapped.words) or \
             self.launchers.from_image(entry_image.value if entry_image else None, wrapped.words)
+        if launch is None:
+            through = self.launchers.look_through(wrapped.words)
+            if through is not None:  # a wrapper script that runs its arguments
+                k, launch = through
+                wrapped.chain.append(os.path.basename(wrapped.words[0].text))
+                wrapped.words = wrapped.words[k:]
         if pod_image is not None:
             wrapped.image = pod_image
         if launch is None:

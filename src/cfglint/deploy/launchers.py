@@ -72,6 +72,21 @@ class Launchers:
         self.not_servers = [list(p) for p in data.get("not_servers") or [] if isinstance(p, list)]
         self.engine_flags = set(data.get("engine_flags") or ())
         self.images = [e for e in data.get("image_entrypoints") or [] if isinstance(e, dict) and e.get("image")]
+        through = data.get("look_through") if isinstance(data.get("look_through"), dict) else {}
+        self.through_words = int(through.get("words") or 0)
+        self.through_patterns = [re.compile(p) for p in through.get("patterns") or [] if isinstance(p, str)]
+
+    def look_through(self, words: list[Word]) -> tuple[int, Launch] | None:
+        """``./run-with-env.sh python3 -m sglang.launch_server ...``: (words the wrapper script takes,
+        the launch after it) when the first word is named like a script (``look_through.patterns``)
+        and a known launcher starts within ``look_through.words`` words of it, else None."""
+        if not words or not any(p.search(words[0].raw) for p in self.through_patterns):
+            return None
+        for k in range(1, min(self.through_words, len(words) - 1) + 1):
+            launch = self.identify(words[k:])
+            if launch is not None:
+                return k, launch
+        return None
 
     def from_image(self, image: str | None, words: list[Word]) -> Launch | None:
         """The launch a container image's own entrypoint makes when ``docker run IMAGE`` is
@@ -108,8 +123,10 @@ class Launchers:
         for name, spec in self.engines.items():
             for launcher in spec.get("launchers", []) or []:
                 if _starts(texts, launcher):
-                    if name == "trtllm" and len(texts) > 1 and texts[1] == "disaggregated":
-                        return Launch("router", "trtllm", None, "trtllm-serve disaggregated", 2, {})
+                    if name == "trtllm" and len(texts) > 1 and texts[1] in ("disaggregated", "disaggregated_mpi_worker"):
+                        # the disaggregated server, and its MPI workers (serve.py disaggregated_mpi_worker:
+                        # -c CONFIG, --log_level), both read the disaggregated config, not engine flags
+                        return Launch("router", "trtllm", None, f"trtllm-serve {texts[1]}", 2, {})
                     return Launch("engine", name, None, " ".join(launcher), len(launcher), spec)
         for entry in self.extra:
             prefix = list(entry.get("words") or [])
