@@ -173,3 +173,50 @@ def test_trtllm_disaggregated_mpi_worker_and_a_profiler_prefix_in_a_variable(tmp
                  "${nsys_prefix} trtllm-serve disaggregated_mpi_worker --bogus-flag 1 -c")
     text = script.read_text(encoding="utf-8")
     assert [f[2:4] for f in _rules(script) if f[0] == "FLG001"] == [position(text, "--bogus-flag")]
+
+
+# -- 2.4 launches on different machines do not share GPU 0 ------------------------------------
+GPT_1P3D = "nvidia/gpt-oss-120b/b200-dynamo-trtllm-1p3d-eagle3"
+DECODE_LOOP = "  CUDA_VISIBLE_DEVICES=$g python3 -m dynamo.trtllm"
+PREFILL = "\nCUDA_VISIBLE_DEVICES=0 python3 -m dynamo.trtllm"
+
+
+def test_srun_w_puts_the_decode_workers_on_other_nodes(tmp_path):
+    d = copy_submission(GPT_1P3D, tmp_path)
+    replace_once(d / "run.sh", DECODE_LOOP, "  CUDA_VISIBLE_DEVICES=0 srun -w decode-$g python3 -m dynamo.trtllm")
+    assert only(lint(d), "TOP003") == []     # was: GPU 0 is given to two workers (prefill here, decode there)
+    # the control: the same GPU 0 on this machine for prefill and decode is shared
+    replace_once(d / "run.sh", "CUDA_VISIBLE_DEVICES=0 srun -w decode-$g python3", "CUDA_VISIBLE_DEVICES=0 python3")
+    text = (d / "run.sh").read_text(encoding="utf-8")
+    (f,) = only(lint(d), "TOP003")
+    assert f[2] == position(text, "CUDA_VISIBLE_DEVICES=0 python3", 2)[0] and "GPU 0 is given to two workers" in f[4]
+
+
+def test_ssh_runs_the_launch_on_its_host(tmp_path):
+    d = copy_submission(GPT_1P3D, tmp_path)
+    replace_once(d / "run.sh", DECODE_LOOP, "  ssh decode-$g CUDA_VISIBLE_DEVICES=0 python3 -m dynamo.trtllm")
+    result = lint_paths([str(d)])
+    assert [f for f in result.findings if f.rule_id != "COV001"] == []
+    # the decode workers are read through ssh: a bogus flag in them is reported
+    replace_once(d / "run.sh", "--disaggregation-mode decode", "--disaggregation-mode decode --bogus-flag 1")
+    assert [f[0] for f in lint(d)] == ["FLG001"]
+    # the control: the prefill worker and the decode workers all on decode-1 share its GPU 0
+    replace_once(d / "run.sh", "ssh decode-$g", "ssh decode-1")
+    replace_once(d / "run.sh", PREFILL, "\nssh decode-1 " + PREFILL[1:])
+    assert "GPU 0 is given to two workers" in only(lint(d), "TOP003")[0][4]
+
+
+KIMI_NNODES = "artificial-analysis/kimi-k3/gb300-sglang-tp8-nnodes2"
+
+
+def test_two_node_ranks_are_two_nodes(tmp_path):
+    d = copy_submission(KIMI_NNODES, tmp_path)
+    run = d / "run.sh"
+    text = run.read_text(encoding="utf-8")
+    launch = text[text.index("sglang serve"):]
+    rank0 = "CUDA_VISIBLE_DEVICES=0,1,2,3 " + launch.replace("--node-rank <0..1>", "--node-rank 0")
+    run.write_text(text.replace(launch, rank0 + "\n" + rank0.replace("--node-rank 0", "--node-rank 1")), encoding="utf-8")
+    assert only(lint(d), "TOP003") == []
+    # the control: the same node rank twice is the same node (and its ranks are duplicated)
+    run.write_text(text.replace(launch, rank0 + "\n" + rank0), encoding="utf-8")
+    assert any("GPU 0 is given to two workers" in f[4] for f in only(lint(d), "TOP003"))

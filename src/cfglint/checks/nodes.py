@@ -164,12 +164,12 @@ def check_nodes(ctx: Context):
                 yield Finding("TOP003", f"CUDA_VISIBLE_DEVICES={p.device_list.value} lists {p.visible_devices.value} "
                                         f"GPU(s) but the worker runs {local[1]}", p.device_list.span)
     yield from _rank_coverage(procs)
-    seen: dict[tuple[str, str], tuple] = {}
+    seen: dict[tuple, tuple] = {}
     for p in procs:
         if p.device_list is None:
             continue
         for dev in p.device_list.value.split(","):
-            key = (p.device_list.span.path, dev)
+            key = (p.device_list.span.path, _node_of(p), dev)
             if key in seen and seen[key] is not p:
                 other = seen[key]
                 yield Finding("TOP003", f"GPU {dev} is given to two workers started from {p.device_list.span.path} "
@@ -177,6 +177,23 @@ def check_nodes(ctx: Context):
                               related=[(other.device_list.span, f"CUDA_VISIBLE_DEVICES={other.device_list.value}")])
                 break
             seen[key] = p
+
+
+def _node_of(p) -> tuple:
+    """Which machine ``p`` runs on, as far as the launch says: its Kubernetes container (each
+    gets the GPUs the device plugin allocates it, numbered from 0), the host ssh / srun -w /
+    mpirun -H names, or its --node-rank (one node per rank); () when it says nothing (the
+    machine the script runs on). GPU numbers of two processes on different machines are
+    different GPUs (a loop's iterations share their process's key: they are not told apart)."""
+    if p.pod is not None:
+        return ("container", id(p.pod))
+    if p.hosts is not None:  # a host known only at run time (ssh node-$i in a loop) is a machine of its own
+        host = str(p.hosts.value)
+        return ("host", host) if "$" not in host else ("host of", id(p))
+    rank = p.settings.get("node_rank")
+    if rank is not None and "node_rank" not in p.unknown:
+        return ("node rank", str(rank.value))
+    return ()
 
 
 def _container_gpus(text: str) -> int | None:

@@ -275,6 +275,8 @@ class _Adapter:
                     inner.repeat = cmd.repeat
                 for proc in self.processes(inner, file_role, dict(env), depth + 1):
                     proc.wrappers = wrapped.chain + proc.wrappers
+                    if proc.hosts is None and wrapped.hosts is not None:
+                        proc.hosts = wrapped.hosts   # ssh HOST "cmd": cmd runs on HOST
                     if proc.image is None and wrapped.image is not None:
                         proc.image = wrapped.image   # the release it names is the container's
                         proc.releases = {e: launched(self.kb, e, self.manifest, proc.image, self.pinned)

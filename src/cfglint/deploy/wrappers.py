@@ -150,6 +150,12 @@ class Wrappers:
                 entrypoint = values[:1]
             module = module or name in (spec.get("module") or ())
             i += width
+        if spec.get("host_positional") and i < len(words):  # ssh HOST command: it runs on HOST
+            out.hosts = Located(words[i].text, words[i].span)
+            i += 1
+            if spec.get("remote_shell") and len(words) == i + 1:
+                out.shell_string = words[i]
+                return None
         if spec.get("assignments"):
             while i < len(words) and ASSIGNMENT.match(words[i].text):
                 set_env(words[i], out.env)
