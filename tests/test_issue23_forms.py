@@ -220,3 +220,22 @@ def test_two_node_ranks_are_two_nodes(tmp_path):
     # the control: the same node rank twice is the same node (and its ranks are duplicated)
     run.write_text(text.replace(launch, rank0 + "\n" + rank0), encoding="utf-8")
     assert any("GPU 0 is given to two workers" in f[4] for f in only(lint(d), "TOP003"))
+
+
+# -- 2.5 placeholder paths are the reader's, not a host's ------------------------------------
+CI_DISAGG = "105-sglang-ci-start-disaggregation-servers"   # MODEL_PATH="/raid/models/meta-llama/..."
+CI_MODEL = "/raid/models/meta-llama/Llama-3.1-8B-Instruct"
+
+
+@pytest.mark.parametrize("placeholder", ["/raid/path/to/Llama-3.1-8B-Instruct", "/raid/<path>",
+                                         "/home/<user>/models/Llama-3.1-8B-Instruct", "/raid/your/model/dir",
+                                         "/home/your_name/Llama-3.1-8B-Instruct", "/mnt/.../Llama-3.1-8B-Instruct"])
+def test_placeholder_paths_are_not_host_paths(tmp_path, placeholder):
+    d = _corpus_copy(CI_DISAGG, tmp_path)
+    script = d / "ci_start_disaggregation_servers.sh"
+    # the control: the published file's /raid path is a host path
+    text = script.read_text(encoding="utf-8")
+    (f,) = only(lint(script), "RED001")
+    assert f[2:4] == position(text, CI_MODEL)
+    replace_once(script, CI_MODEL, placeholder)
+    assert only(lint(script), "RED001") == []
