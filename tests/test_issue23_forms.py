@@ -239,3 +239,25 @@ def test_placeholder_paths_are_not_host_paths(tmp_path, placeholder):
     assert f[2:4] == position(text, CI_MODEL)
     replace_once(script, CI_MODEL, placeholder)
     assert only(lint(script), "RED001") == []
+
+
+# -- 2.6 an empty default of a run-time variable is unknown, not '' (--kv-cache-memory-bytes=${KV_CACHE_MEMORY_BYTES-}
+# seen published; here an integer flag of the recipe's vLLM 0.9.2) ---------------------------------
+AIBRIX_1P1D = "recipes/aibrix-vllm-qwen3-8b-1p1d-nixl"
+
+
+@pytest.mark.parametrize("form", ["${MAX_NUM_SEQS-}", "${MAX_NUM_SEQS:-}", '"${MAX_NUM_SEQS:-}"'])
+def test_empty_default_in_a_container_command_is_not_checked_as_empty(tmp_path, form):
+    d = copy_submission(AIBRIX_1P1D, tmp_path)
+    manifest = d / "1p1d.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    anchor = "--uvicorn-log-level warning \\\n"
+    manifest.write_text(text.replace(anchor, anchor + " " * 22 + f"--max-num-seqs={form} \\\n", 1), encoding="utf-8")
+    findings = lint(d, coverage=True)
+    assert only(findings, "FLG002") == []        # was: '' is not an integer
+    (cov,) = only(findings, "COV001")
+    assert "checks that use max_num_seqs" in cov[4] and "known only at run time" in cov[4]
+    # the control: a literal that is no integer is FLG002
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace(f"--max-num-seqs={form}", "--max-num-seqs=lots"), encoding="utf-8")
+    assert len(only(lint(d), "FLG002")) == 1

@@ -140,8 +140,9 @@ class Values:
             for child in kids[2:]:
                 default.extend(self.pieces(child))
             if not default:
-                sp = self.pos.span(kids[1])
-                default = [_Piece("", Span(sp.path, sp.end_line, sp.end_col, sp.end_line, sp.end_col))]
+                # ${X-} / ${X:-}: X from the environment, else nothing; the file does not set X,
+                # so what it holds is known only at run time (not the empty string)
+                default = self.unknown(node)
             if op in (":=", "=") and not name.isdigit():
                 self.vars[name] = list(default)
             return default
