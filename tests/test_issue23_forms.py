@@ -261,3 +261,23 @@ def test_empty_default_in_a_container_command_is_not_checked_as_empty(tmp_path, 
     text = manifest.read_text(encoding="utf-8")
     manifest.write_text(text.replace(f"--max-num-seqs={form}", "--max-num-seqs=lots"), encoding="utf-8")
     assert len(only(lint(d), "FLG002")) == 1
+
+
+# -- 2.7 SGLang EAGLE with top-k > 1: the draft tree's bound -----------------------------------
+V32_MTP = "recipes/sglang-deepseek-v3.2-exp-h200-tp8-dp8-mtp"
+TOPK1 = "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+
+
+def test_documented_eagle_tree_3_4_16_is_valid(tmp_path):
+    d = copy_submission(V32_MTP, tmp_path)
+    # SGLang's documented tree setting: 3 steps, top-k 4, 16 draft tokens (was: "16 draft tokens exceed
+    # what 3 steps x top-k 4 + 1 = 13 can produce"); the manifest declares the 16 tokens
+    replace_once(d / "run.sh", TOPK1, "--speculative-eagle-topk 4 --speculative-num-draft-tokens 16")
+    replace_once(d / "submission.yaml", "draft_tokens: 4", "draft_tokens: 16")
+    assert only(lint(d), "SPEC002") == []
+    # the control: one token beyond the tree (4 + 2 x 16 candidates + the root = 37) is an error
+    replace_once(d / "run.sh", "--speculative-num-draft-tokens 16", "--speculative-num-draft-tokens 38")
+    replace_once(d / "submission.yaml", "draft_tokens: 16", "draft_tokens: 38")
+    text = (d / "run.sh").read_text(encoding="utf-8")
+    (f,) = only(lint(d), "SPEC002")
+    assert f[2:4] == position(text, "38") and "top-k + (steps - 1) x top-k^2 = 36 candidates plus its root, 37" in f[4]
