@@ -281,3 +281,53 @@ def test_documented_eagle_tree_3_4_16_is_valid(tmp_path):
     text = (d / "run.sh").read_text(encoding="utf-8")
     (f,) = only(lint(d), "SPEC002")
     assert f[2:4] == position(text, "38") and "top-k + (steps - 1) x top-k^2 = 36 candidates plus its root, 37" in f[4]
+
+
+# -- 2.8 MEM002: rope-scaling overrides extend the context; the override variable only silences ---
+YARN = '{"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768}'
+LOG_LEVEL = "--uvicorn-log-level warning \\\n"
+
+
+def _aibrix_prefill(d: Path, flags: str, env: str | None = None) -> str:
+    """The AIBrix 1P1D recipe (Qwen3-8B, vLLM 0.9.2) with ``flags`` added to its first launch and
+    ``env`` (a NAME=VALUE) to its first container's environment; returns the new text."""
+    manifest = d / "1p1d.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    text = text.replace(LOG_LEVEL, LOG_LEVEL + " " * 22 + flags + " \\\n", 1)
+    if env:
+        name, value = env.split("=", 1)
+        text = text.replace("env:\n", f"env:\n{' ' * 20}- name: {name}\n{' ' * 22}value: \"{value}\"\n", 1)
+    manifest.write_text(text, encoding="utf-8")
+    return text
+
+
+@pytest.mark.parametrize("override", [f"--rope-scaling '{YARN}'", f"--hf-overrides '{{\"rope_scaling\": {YARN}}}'",
+                                      f"--hf-overrides '{{\"rope_parameters\": {YARN}}}'"])
+def test_rope_scaling_overrides_extend_the_context(tmp_path, override):
+    # Qwen3-8B: max_position_embeddings 40960; Qwen's YaRN x4 over 32768 serves 131072
+    d = copy_submission(AIBRIX_1P1D, tmp_path)
+    _aibrix_prefill(d, f"--max-model-len 131072 {override}")
+    found = lint(d, coverage=True)
+    assert only(found, "MEM002") == [] and not any("(MEM002)" in f[4] for f in only(found, "COV001"))
+    # the control: a factor 2 override serves 65536, not 131072
+    text = (d / "1p1d.yaml").read_text(encoding="utf-8")
+    (d / "1p1d.yaml").write_text(text.replace('"factor":4.0', '"factor":2.0'), encoding="utf-8")
+    (f,) = only(lint(d), "MEM002")
+    assert "--max-model-len 131072 is longer than the 65536 tokens Qwen/Qwen3-8B supports (yarn scaling: " \
+           "original_max_position_embeddings 32768 x 2 as the launch's model-config override sets it)" in f[4]
+
+
+def test_the_long_context_variable_alone_is_a_warning(tmp_path):
+    d = copy_submission(AIBRIX_1P1D, tmp_path)
+    _aibrix_prefill(d, "--max-model-len 131072")
+    text = (d / "1p1d.yaml").read_text(encoding="utf-8")
+    (f,) = only(lint(d), "MEM002")      # the control: the error without the variable
+    assert f[2:4] == position(text, "131072") and "longer than the 40960 tokens" in f[4]
+    d2 = copy_submission(AIBRIX_1P1D, tmp_path / "env")
+    text = _aibrix_prefill(d2, "--max-model-len 131072", env="VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")
+    result = lint_paths([str(d2)])
+    (w,) = [f for f in result.findings if f.rule_id == "MEM002"]
+    assert w.level == "warning" and w.span.line == position(text, 'value: "1"')[0]   # the variable's value
+    assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets --max-model-len 131072 past the 40960 tokens Qwen/Qwen3-8B supports" \
+           in w.message and "only silences the engine's check" in w.message and "--hf-overrides" in w.message
+    assert [(r[0].line, r[0].col) for r in w.related] == [position(text, "131072")]
