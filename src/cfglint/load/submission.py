@@ -13,6 +13,7 @@ import re
 from dataclasses import field
 
 from ..knowledge import knowledge
+from ..knowledge.llmapi import llm_api_markers
 from ..model import Finding, Span, record
 from ..read.argsfile import parse_args_file
 from ..read.paths import display_path, printable
@@ -500,6 +501,11 @@ ENGINE_CONFIG_KEYS = {
 
 
 def looks_like_engine_config(root: YNode | None) -> bool:
-    """Whether a parsed YAML is a mapping with a top-level key only engine configs have (ENGINE_CONFIG_KEYS)."""
-    return isinstance(root, YMap) and any(isinstance(k.value, str) and k.value in ENGINE_CONFIG_KEYS
-                                          for k, _ in root.items)
+    """Whether a parsed YAML is a mapping with a top-level key only engine configs have: an SGLang /
+    vLLM config key or a disaggregated server key (ENGINE_CONFIG_KEYS), or any key of TensorRT-LLM's
+    LLM API but its plain words (knowledge.llmapi.llm_api_markers: from its LlmArgs schema)."""
+    if not isinstance(root, YMap):
+        return False
+    markers = llm_api_markers()
+    return any(isinstance(k.value, str) and (k.value in ENGINE_CONFIG_KEYS or k.value in markers)
+               for k, _ in root.items)
