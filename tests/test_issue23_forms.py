@@ -67,6 +67,7 @@ def test_a_default_left_unknown_is_still_named(tmp_path):
 
 # -- 2.2 docker run --entrypoint: the words after the image are the new entrypoint's ---------------
 KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
+GPT_TRT_TP1 = "nvidia/gpt-oss-120b/b200-trtllm-tp1-eagle3"
 KIMI_HEAD = "docker run --gpus all --shm-size 32g --network host --ipc=host \\\n  lmsysorg/sglang:kimi-k3 sglang serve"
 KIMI_TAIL = "--enable-cache-report --enable-metrics --enable-symm-mem"
 
@@ -331,3 +332,71 @@ def test_the_long_context_variable_alone_is_a_warning(tmp_path):
     assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets --max-model-len 131072 past the 40960 tokens Qwen/Qwen3-8B supports" \
            in w.message and "only silences the engine's check" in w.message and "--hf-overrides" in w.message
     assert [(r[0].line, r[0].col) for r in w.related] == [position(text, "131072")]
+
+
+# -- 2.9 a TensorRT-LLM LLM API YAML is told by any of its LlmArgs keys -------------------------
+DSR1_PREFILL = "100-dynamo-trtllm-dsr1-disagg-simple-prefill"
+
+
+def _top_level_blocks(text: str) -> dict[str, str]:
+    """Each top-level key of a YAML text with its block (the key's line and the lines below it)."""
+    blocks: dict[str, str] = {}
+    key = None
+    for line in text.splitlines(keepends=True):
+        if line[:1].isalpha():
+            key = line.split(":", 1)[0]
+            blocks[key] = ""
+        if key is not None:
+            blocks[key] += line
+    return blocks
+
+
+def test_every_llm_api_key_of_a_published_config_marks_it(tmp_path):
+    text = shared(f"corpus/{DSR1_PREFILL}/prefill.yaml").read_text(encoding="utf-8")
+    blocks = _top_level_blocks(text)
+    assert "enable_attention_dp" in blocks and "print_iter_log" in blocks
+    for key, block in blocks.items():
+        d = tmp_path / key
+        d.mkdir()
+        (d / "prefill.yaml").write_text(block + "bogus_key_x: 1\n", encoding="utf-8")
+        found = [f for f in lint(d / "prefill.yaml") if f[0] == "SCH001" and "bogus_key_x" in f[4]]
+        if key == "backend":   # the control: a plain word alone does not make a YAML an engine config
+            assert found == [], key
+        else:                  # was: only a short marker list (print_iter_log, cache_transceiver_config ... not in it)
+            assert len(found) == 1, key
+
+
+def test_an_older_release_key_marks_it_and_is_named_renamed(tmp_path):
+    # TensorRT-LLM before PR #4603 nested the PyTorch knobs in pytorch_backend_config
+    (tmp_path / "extra.yaml").write_text("pytorch_backend_config:\n  enable_overlap_scheduler: true\n", encoding="utf-8")
+    (f,) = only(lint(tmp_path / "extra.yaml"), "SCH001")
+    assert "pytorch_backend_config" in f[4] and "renamed" in f[4]
+
+
+# -- 2.10 a multi-GPU docker run without the host's IPC or a large /dev/shm ---------------------
+DOCKER_SHM = "docker run --gpus all --shm-size 32g --network host --ipc=host"
+
+
+@pytest.mark.parametrize("flags, at", [("", "docker"), (" --shm-size 512m", "512m"), (" --shm-size=64m", "64m")])
+def test_multi_gpu_docker_run_needs_shared_memory(tmp_path, flags, at):
+    d = copy_submission(KIMI_B300, tmp_path)
+    assert only(lint(d), "K8S003") == []    # the control: the published --shm-size 32g --ipc=host
+    replace_once(d / "run.sh", DOCKER_SHM, "docker run --gpus all" + flags + " --network host")
+    text = (d / "run.sh").read_text(encoding="utf-8")
+    result = lint_paths([str(d)])
+    (f,) = [f for f in result.findings if f.rule_id == "K8S003"]
+    assert f.level == "warning" and (f.span.line, f.span.col) == position(text, at)
+    assert "on 8 GPUs (TP 8 = 8)" in f.message and "--ipc=host" in f.message
+
+
+@pytest.mark.parametrize("flags", [" --ipc=host", " --ipc host", " --shm-size 10.24g", " -v /dev/shm:/dev/shm"])
+def test_host_ipc_or_a_large_shm_is_enough(tmp_path, flags):
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", DOCKER_SHM, "docker run --gpus all" + flags + " --network host")
+    assert only(lint(d), "K8S003") == []
+
+
+def test_a_one_gpu_container_needs_no_shared_memory(tmp_path):
+    d = copy_submission(GPT_TRT_TP1, tmp_path)
+    replace_once(d / "run.sh", " --ipc=host --shm-size=64g", "")
+    assert only(lint(d), "K8S003") == []

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..model import Finding, Located, Span, parse_int
 from ..read.yamlsrc import YMap, YScalar, YSeq
 from .base import Context, here, rule
+from .containers import MIN_SHM_BYTES, container_shm
 from .image import MARKERS
 from .topology import gpus_per_instance, node_group
 
@@ -24,7 +25,6 @@ RESOURCE_VENDOR = {"nvidia.com/gpu": "NVIDIA", "amd.com/gpu": "AMD"}
 # node labels that name the GPU product of a node
 PRODUCT_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "amd.com/gpu.product-name",
                   "node.kubernetes.io/instance-gpu")
-MIN_SHM_BYTES = 1 << 30   # 1 GiB
 # the setting and flag that name a multi-node instance's rendezvous (rules/engines.yaml settings)
 RENDEZVOUS = {"sglang": ("dist_init_addr", "--dist-init-addr"), "vllm": ("master_addr", "--master-addr")}
 _QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]i?|[kmgtpe])?$")
@@ -253,10 +253,13 @@ def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
 
 
 @rule("K8S003", "deployment-hygiene", "warning",
-      "A multi-GPU engine pod without a large /dev/shm or hostIPC, or a multi-node engine without the leader address wiring.",
+      "A multi-GPU engine pod or docker / podman container without a large /dev/shm or the host's IPC, "
+      "or a multi-node engine without the leader address wiring.",
       "Containers get a 64 MiB /dev/shm by default; NCCL and the engines' multi-process "
       "communication put their buffers there and fail or hang with more than one GPU unless the pod "
-      "mounts an emptyDir with medium: Memory at /dev/shm (or uses hostIPC). In a LeaderWorkerSet "
+      "mounts an emptyDir with medium: Memory at /dev/shm (or uses hostIPC), or the `docker run` / "
+      "`podman run` has --ipc=host or --shm-size of at least 1g (or binds a host /dev/shm with -v). "
+      "In a LeaderWorkerSet "
       "group every pod must reach the same rendezvous: the leader's address "
       "($(LWS_LEADER_ADDRESS) in --dist-init-addr) and a node rank from the pod's index "
       "($(LWS_WORKER_INDEX) in --node-rank); a fixed address or a missing rank makes the nodes of "
@@ -265,10 +268,16 @@ def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
       ("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html (shared memory: "
        "Docker's 64 MiB default is too small; --shm-size=1g or --ipc=host)",
        "https://kubernetes.io/docs/concepts/storage/volumes/#emptydir (medium: Memory, sizeLimit)",
+       "https://docs.vllm.ai/en/stable/deployment/docker.html ('You can either use the ipc=host flag or --shm-size "
+       "flag to allow the container to access the host's shared memory. vLLM uses PyTorch, which uses shared "
+       "memory to share data between processes under the hood, particularly for tensor parallel inference.')",
+       "https://docs.sglang.ai/get_started/install.html (docker run --gpus all --shm-size 32g ... lmsysorg/sglang)",
+       "https://docs.docker.com/reference/cli/docker/container/run/ (--ipc, --shm-size: 64m when not given)",
        "https://lws.sigs.k8s.io/docs/ (LWS_LEADER_ADDRESS, LWS_WORKER_INDEX, LWS_GROUP_SIZE)",
        "sgl-project/sglang python/sglang/srt/server_args.py (--dist-init-addr, --nnodes, --node-rank)",
        "vllm-project/vllm vllm/engine/arg_utils.py (--nnodes, --node-rank, --master-addr) @ v0.33.0"))
 def check_pod_hygiene(ctx: Context):
+    yield from container_shm(ctx)
     seen: set[int] = set()
     for p, c in _engines_in_pods(ctx):
         got = gpus_per_instance(p)

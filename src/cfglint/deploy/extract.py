@@ -88,7 +88,13 @@ class Process:
     launch_nodes: Located | None = None     # srun -N / torchrun --nnodes
     tasks_per_node: Located | None = None   # srun --ntasks-per-node / mpirun -N, -npernode / torchrun --nproc-per-node
     wrapper_gpus: Located | None = None     # docker --gpus / srun --gpus value as written
-    hosts: Located | None = None            # mpirun -H / srun -w host list as written
+    hosts: Located | None = None            # mpirun -H / srun -w / ssh host as written
+    # the container it runs in (docker run / podman run) and that container's shared memory: the
+    # wrapper's first word, --ipc, --shm-size and a -v SRC:/dev/shm bind, as written
+    container: Located | None = None
+    container_ipc: Located | None = None
+    container_shm: Located | None = None
+    container_shm_mount: Located | None = None
     env_files: list[Located] = field(default_factory=list)  # docker --env-file: environment not published inline
     dp_workers_on_one_node: bool = False    # sglang_router.launch_server: its --dp-size workers share this node
     # the process's environment as the launch sets it (export, VAR=x cmd, docker run -e, mpirun -x,
@@ -277,6 +283,10 @@ class _Adapter:
                     proc.wrappers = wrapped.chain + proc.wrappers
                     if proc.hosts is None and wrapped.hosts is not None:
                         proc.hosts = wrapped.hosts   # ssh HOST "cmd": cmd runs on HOST
+                    if proc.container is None and wrapped.container is not None:
+                        # docker run --entrypoint bash IMAGE -c "...": the container of the script
+                        proc.container, proc.container_ipc = wrapped.container, wrapped.ipc
+                        proc.container_shm, proc.container_shm_mount = wrapped.shm_size, wrapped.shm_mounted
                     if proc.image is None and wrapped.image is not None:
                         proc.image = wrapped.image   # the release it names is the container's
                         proc.releases = {e: launched(self.kb, e, self.manifest, proc.image, self.pinned)
@@ -333,7 +343,9 @@ class _Adapter:
                        span=start_span, repeat=cmd.repeat, mpi_ranks=wrapped.ranks, certain=cmd.certain,
                        image=wrapped.image, wrappers=list(wrapped.chain), launch_nodes=wrapped.nodes,
                        tasks_per_node=wrapped.per_node, wrapper_gpus=wrapped.gpus, hosts=wrapped.hosts,
-                       env_files=list(wrapped.env_files),
+                       env_files=list(wrapped.env_files), container=wrapped.container,
+                       container_ipc=wrapped.ipc, container_shm=wrapped.shm_size,
+                       container_shm_mount=wrapped.shm_mounted,
                        dp_workers_on_one_node=bool(launch.spec.get("dp_workers_on_one_node")),
                        pod=cmd.origin)
         router_prefix = launch.spec.get("router_flag_prefix")

@@ -42,6 +42,10 @@ class Unwrapped:
     env: dict[str, Word]
     image: Located | None = None
     entrypoint: Located | None = None
+    container: Located | None = None       # the container run (docker run / podman run), at its first word
+    ipc: Located | None = None             # docker run --ipc value
+    shm_size: Located | None = None        # docker run --shm-size value as written
+    shm_mounted: Located | None = None     # a -v SRC:/dev/shm bind
     ranks: Located | None = None
     nodes: Located | None = None
     per_node: Located | None = None
@@ -116,7 +120,7 @@ class Wrappers:
         if name in (spec.get("flags") or ()):
             return 1
         valued = ("values", "env", "env_files", "env_exports", "unset", "ranks", "nodes", "per_node", "gpus",
-                  "hosts", "images", "entrypoint")
+                  "hosts", "images", "entrypoint", "ipc", "shm_size", "volumes")
         if any(name in (spec.get(k) or ()) for k in valued):
             return 2
         if spec.get("short_flag_clusters") and SHORT_CLUSTER.match(name) and \
@@ -127,6 +131,8 @@ class Wrappers:
     def _one(self, spec: dict, words: list[Word], i: int, out: Unwrapped) -> list[Word] | None:
         module = shell_c = False  # a --no-python positional is a program: what ``rest`` holds anyway
         entrypoint: list[Word] = []
+        if spec.get("image_positional") and out.container is None:
+            out.container = Located(" ".join(spec["match"]), words[0].span)
         while i < len(words):
             w = words[i]
             t = w.text
@@ -202,9 +208,11 @@ class Wrappers:
                 n = _as_int(v.text) if v.static else None
                 if n is not None:
                     setattr(out, key, Located(n, v.span))
-        for key in ("gpus", "hosts"):
+        for key in ("gpus", "hosts", "ipc", "shm_size"):
             if name in (spec.get(key) or ()):
                 setattr(out, key, Located(v.text, v.span))
+        if name in (spec.get("volumes") or ()) and v.text.split(":")[1:2] == ["/dev/shm"]:
+            out.shm_mounted = Located(v.text, v.span)
 
 
 # ---------------------------------------------------------------------------------------
