@@ -400,3 +400,22 @@ def test_a_one_gpu_container_needs_no_shared_memory(tmp_path):
     d = copy_submission(GPT_TRT_TP1, tmp_path)
     replace_once(d / "run.sh", " --ipc=host --shm-size=64g", "")
     assert only(lint(d), "K8S003") == []
+
+
+# -- 2.11 a StatefulSet whose replicas are the nodes of one --nnodes instance -------------------
+RBG_STS = "050-rbg-single-node-sglang"     # StatefulSet sgl-inference: --tp 2 on nvidia.com/gpu: "2"
+TWO_NODES = "--tp 4 --nnodes 2 --node-rank $(POD_INDEX) --dist-init-addr <head-ip>:5000 "
+
+
+@pytest.mark.parametrize("replicas, fires", [(2, False), (4, False), (3, True), (1, True)])
+def test_statefulset_replicas_as_the_nodes_of_one_instance(tmp_path, replicas, fires):
+    d = _corpus_copy(RBG_STS, tmp_path)
+    manifest = d / "sglang.yaml"
+    replace_once(manifest, "--tp 2 ", TWO_NODES)
+    replace_once(manifest, "  replicas: 1\n", f"  replicas: {replicas}\n")
+    text = manifest.read_text(encoding="utf-8")
+    found = only(lint(manifest), "K8S001")
+    if fires:   # the control: replicas that are not whole instances of 2 nodes: 2 GPUs per pod for TP 4
+        assert [f[2:4] for f in found] == [position(text, '"2"')] and "gives the engine 2 GPUs but it runs TP 4" in found[0][4]
+    else:       # 2 GPUs per pod x 2 pods (--nnodes 2) = TP 4; was "gives the engine 2 GPUs but it runs TP 4 = 4"
+        assert found == []

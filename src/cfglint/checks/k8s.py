@@ -81,7 +81,7 @@ def check_gpu_resources(ctx: Context):
                                         f"({here(lim.span)}): Kubernetes refuses a GPU request that is not equal "
                                         f"to the limit; set both to {lim.value} or give only the limit",
                               req.span, related=[(lim.span, f"limit {lim.value}")])
-        pods = c.group.pods_per_instance()
+        pods, nodes_of = _pods_of_instance(c, procs)
         # every engine the container starts shares its GPUs: one instance spread over the
         # group's pods, or several servers side by side in one pod
         needs = []
@@ -118,13 +118,34 @@ def check_gpu_resources(ctx: Context):
             continue
         label = "multinode.nodeCount" if c.group.operator == "dynamo" else f"{c.group.kind} size"
         pods_text = f" x {pods} pods per group ({label}, {here(c.group.size.span)})" \
-            if pods > 1 and c.group.size is not None else ""
+            if pods > 1 and c.group.size is not None else f" x {pods} pods ({nodes_of})" if nodes_of else ""
         right = f"{need // pods}" if need % pods == 0 else None
         fix = f"; set {res}: {right}" if right is not None else ""
         runs = f"it runs {how} = {need}" if len(needs) == 1 else f"its {len(needs)} engines run {how} = {need}"
         yield Finding("K8S001", f"{res}: {per_pod}{pods_text} gives the engine{'s' if len(needs) > 1 else ''} "
                                 f"{per_pod * pods} GPUs but {runs}{fix}",
                       loc.span, related=related)
+
+
+# workloads whose replicas are all alike: with an engine's --nnodes N, N of them are the nodes of one instance
+_REPLICATED = ("StatefulSet", "Deployment", "ReplicaSet")
+
+
+def _pods_of_instance(c: Container, procs: list) -> tuple[int, str | None]:
+    """(pods one engine instance of container ``c`` spans, how that is known when it is not the
+    group's size): a StatefulSet / Deployment whose engine runs --nnodes N over its replicas
+    (replicas a multiple of N; SGLang and vLLM multi-node launches, one per pod, the node rank
+    from the pod) spans N pods; else the group's pods_per_instance."""
+    pods = c.group.pods_per_instance()
+    if pods > 1 or c.group.kind not in _REPLICATED:
+        return pods, None
+    replicas = parse_int(c.group.replicas.value) if c.group.replicas is not None else 1
+    for p in procs:
+        nn = p.settings.get("nnodes")
+        n = parse_int(nn.value) if nn is not None and "nnodes" not in p.unknown else None
+        if n and n > 1 and replicas and replicas % n == 0:
+            return n, f"--nnodes {n} over the {c.group.kind}'s {replicas} replicas, {here(nn.span)}"
+    return pods, None
 
 
 def _product_values(spec: YMap) -> list[tuple[str, Located]]:
