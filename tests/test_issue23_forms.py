@@ -419,3 +419,39 @@ def test_statefulset_replicas_as_the_nodes_of_one_instance(tmp_path, replicas, f
         assert [f[2:4] for f in found] == [position(text, '"2"')] and "gives the engine 2 GPUs but it runs TP 4" in found[0][4]
     else:       # 2 GPUs per pod x 2 pods (--nnodes 2) = TP 4; was "gives the engine 2 GPUs but it runs TP 4 = 4"
         assert found == []
+
+
+# -- 2.12 files that are no serving files: the hook (file arguments) and a directory run agree ----
+def _hook_and_directory(root: Path, files: list[Path]):
+    """(findings of a run on ``files``, as the pre-commit hook passes them; of a run on ``root``),
+    each as (rule, path relative to root, line)."""
+    def rows(result):
+        return sorted((f.rule_id, str(Path(f.span.path).resolve().relative_to(root.resolve())), f.span.line)
+                      for f in result.findings)
+    return rows(lint_paths([str(f) for f in files])), rows(lint_paths([str(root)]))
+
+
+def test_tool_configs_workflows_and_test_data_get_nothing_in_both_runs(tmp_path, project_root):
+    d = copy_submission(KIMI_B300, tmp_path)
+    repo = tmp_path
+    # the project's own non-serving files, as a submissions repository holds them
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(project_root / "docs" / "examples" / "github-workflow.yml", repo / ".github" / "workflows" / "lint.yml")
+    shutil.copy(project_root / ".pre-commit-hooks.yaml", repo / ".pre-commit-config.yaml")
+    (repo / ".cfglint.yaml").write_text("fail-level: warning\n", encoding="utf-8")
+    shutil.copy(project_root / "tests" / "golden" / "examples.yaml", d.parent / "EXPECT.yaml")
+    files = [repo / ".github" / "workflows" / "lint.yml", repo / ".pre-commit-config.yaml", repo / ".cfglint.yaml",
+             d.parent / "EXPECT.yaml"]
+    hook, directory = _hook_and_directory(repo, files)
+    assert hook == directory == []       # was: a COV001 note per file in the hook's run
+
+
+def test_an_engine_yaml_cfglint_cannot_read_is_named_in_both_runs(tmp_path):
+    # the control: a vLLM --config YAML of vllm-project/recipes on its own names engine settings
+    repo = tmp_path / "repo"
+    (repo / "llama").mkdir(parents=True)
+    src = shared("corpus/044-recipes-llama-llama3-3-blackwell/Llama3.3_Blackwell.yaml")
+    shutil.copy(src, repo / "llama" / "Llama3.3_Blackwell.yaml")
+    hook, directory = _hook_and_directory(repo, [repo / "llama" / "Llama3.3_Blackwell.yaml"])
+    assert ("COV001", "llama/Llama3.3_Blackwell.yaml", 1) in hook
+    assert [r for r in directory if r[0] == "COV001"] == [r for r in hook if r[0] == "COV001"]

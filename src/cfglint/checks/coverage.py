@@ -126,9 +126,11 @@ def coverage_note(ctx: Context) -> Finding | None:
     _accelerator_gaps(ctx)
     if ctx.sub.unknown_yaml is not None:
         ctx.not_checked(f"engine-config checks for {os.path.basename(ctx.sub.unknown_yaml.path)}",
-                        "no key marks it as an engine config, so only its YAML syntax was checked; an engine YAML "
-                        "is typed by its use: list it under files.configs of a submission whose launch passes it "
-                        "with --config / --extra_llm_api_options / --extra-engine-args", ctx.sub.unknown_yaml)
+                        ("its keys name engine settings, but none marks it as an engine config cfglint reads on its "
+                         "own" if ctx.sub.engine_like_yaml else "no key marks it as an engine config") +
+                        ", so only its YAML syntax was checked; an engine YAML is typed by its use: list it under "
+                        "files.configs of a submission whose launch passes it with --config / "
+                        "--extra_llm_api_options / --extra-engine-args", ctx.sub.unknown_yaml)
     _launch_gaps(ctx)
     _k8s_gaps(ctx)
     if not ctx.gaps:

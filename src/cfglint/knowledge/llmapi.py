@@ -40,7 +40,7 @@ def llm_api_markers() -> frozenset[str]:
     return llm_api_keys() - _PLAIN_WORDS
 
 
-def _other_keys(kb) -> frozenset[str]:
+def other_engine_keys(kb) -> frozenset[str]:
     """The SGLang and vLLM flags of ``kb``'s registries, as config keys (``tensor_parallel_size``)."""
     flags: set[str] = set()
     for name in ("sglang", "vllm"):
@@ -53,7 +53,7 @@ def _other_keys(kb) -> frozenset[str]:
 def trtllm_only(kb) -> frozenset[str]:
     """The markers (:func:`llm_api_markers`) no SGLang or vLLM flag of ``kb`` (a
     :class:`cfglint.knowledge.Knowledge`) is named after."""
-    taken = _other_keys(kb)
+    taken = other_engine_keys(kb)
     return frozenset(k for k in llm_api_markers() if k not in taken)
 
 
@@ -64,5 +64,5 @@ def is_llm_api(keys, kb) -> bool:
     keys = {k for k in keys if isinstance(k, str)}
     if keys & trtllm_only(kb):
         return True
-    other = _other_keys(kb)
+    other = other_engine_keys(kb)
     return bool(keys & llm_api_markers()) and not any(k in other and k not in llm_api_keys() for k in keys)
