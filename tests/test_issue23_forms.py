@@ -455,3 +455,32 @@ def test_an_engine_yaml_cfglint_cannot_read_is_named_in_both_runs(tmp_path):
     hook, directory = _hook_and_directory(repo, [repo / "llama" / "Llama3.3_Blackwell.yaml"])
     assert ("COV001", "llama/Llama3.3_Blackwell.yaml", 1) in hook
     assert [r for r in directory if r[0] == "COV001"] == [r for r in hook if r[0] == "COV001"]
+
+
+# -- 4. one root cause, one error -------------------------------------------------------------
+@pytest.mark.parametrize("rel, flag, typo", [(VLLM_PARSERS, "--tensor-parallel-size 8", "--tensor-paralel-size 8"),
+                                             (SGL_PARSERS, "--tp-size 8", "--tp-szie 8")])
+def test_a_mistyped_topology_flag_is_one_finding_at_its_cause(tmp_path, rel, flag, typo):
+    d = copy_submission(rel, tmp_path)
+    assert [f for f in lint(d) if f[0] != "PRS004"] == []   # the control: the published launch
+    replace_once(d / "run.sh", flag, typo)
+    text = (d / "run.sh").read_text(encoding="utf-8")
+    found = lint(d, coverage=True)
+    # was: FLG001 and MEM001, TOP001, TOP002 at the model ("TP 1 ... use TP 2"), none linked to the typo
+    assert [f[0] for f in found if f[0] != "PRS004"] == ["FLG001"]
+    (f,) = only(found, "FLG001")
+    assert f[2:4] == position(text, typo.split()[0])
+    assert f"until it is {flag.split()[0]}, TP is unknown: the checks that use TP do not run on the engine's " \
+           f"default instead" in f[4]
+
+
+def test_an_unknown_flag_far_from_every_setting_changes_nothing_else(tmp_path):
+    # the control: a flag that is close to no setting's flag leaves TP as the launch gives it
+    d = copy_submission(VLLM_PARSERS, tmp_path)
+    replace_once(d / "run.sh", "--tensor-parallel-size 8", "--tensor-parallel-size 8 --bogus-flag 1")
+    (f,) = lint(d)
+    assert f[0] == "FLG001" and "until it is" not in f[4]
+    # and a mistyped flag beside the right one: the right one counts
+    replace_once(d / "run.sh", "--bogus-flag 1", "--tensor-paralel-size 4")
+    (f,) = lint(d)
+    assert f[0] == "FLG001" and "until it is" not in f[4]

@@ -334,6 +334,8 @@ def _rank_coverage(procs):
 def check_divisibility(ctx: Context):
     for p in ctx.deployment.engine_processes():
         s = p.settings
+        if "tp" in p.unknown:
+            continue   # a run-time value, or a mistyped flag (FLG001): not the default TP 1
         tp_loc = s.get("tp")
         tp = as_int(tp_loc.value) if tp_loc else 1
         if not tp:

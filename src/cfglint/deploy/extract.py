@@ -12,6 +12,7 @@ the engine's arguments, merges engine configs and assigns roles.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -78,6 +79,10 @@ class Process:
     # branch, "$@" at top level, $(...)): the flags they add are not checked (COV001)
     unresolved_args: list[Located] = field(default_factory=list)
     unresolved_at: dict[str, Span] = field(default_factory=dict)  # where each of those values is written
+    # setting -> (the flag the launch gives, the known flag it is close to): a flag no release of the
+    # launcher has, one letter or two from a flag that sets a setting (--tensor-paralel-size); the
+    # setting is unknown (in ``unknown``) and FLG001 reports it once, at that flag
+    mistyped: dict[str, tuple[Arg, str]] = field(default_factory=dict)
     flag_names: set[str] = field(default_factory=set)  # every flag / config key the launch sets
     args: list[Arg] = field(default_factory=list)
     tables: tuple[str, ...] = ()    # flag registries that apply: sglang, vllm, trtllm, dynamo.frontend, ...
@@ -181,6 +186,11 @@ def _typed(value: Any) -> Any:
         if i is not None:
             return i
     return value
+
+
+# how close an unknown flag must be to a setting's flag to be taken for it (difflib.SequenceMatcher
+# ratio): --tensor-paralel-size / --tensor-parallel-size 0.98, --tp-szie / --tp-size 0.86
+MISTYPED_RATIO = 0.85
 
 
 class _Adapter:
@@ -400,6 +410,7 @@ class _Adapter:
             else:
                 b = _as_bool(value.text) if name in booleans else None
                 proc.settings[setting] = Located(b if b is not None else _typed(value.text), value.span)
+        self.mark_mistyped(proc, flag_to_setting)
         model_positional = positionals and kind == "engine" and engine in ("vllm", "trtllm") \
             and "model" not in proc.settings
         if model_positional and positionals[0].static:
@@ -417,6 +428,31 @@ class _Adapter:
         self.assign_role(proc, file_role)
         proc.env = _LocatedEnv(env)
         return proc
+
+    def mark_mistyped(self, proc: Process, flag_to_setting: dict[str, str]) -> None:
+        """A flag no release of the launcher has (its registries across releases) that is close
+        (difflib ratio >= MISTYPED_RATIO) to a flag of a setting the launch does not set otherwise:
+        the setting is not known (``proc.unknown``, ``proc.mistyped``), not the engine's default.
+        ``--tensor-paralel-size 8`` leaves TP unknown, so the checks that need it do not report
+        the consequences of TP 1; FLG001 names the flag and what it leaves unknown."""
+        if not proc.args or not flag_to_setting:
+            return
+        regs = [self.kb.registry(name, None) for name in proc.tables]
+        if not regs or any(r is None for r in regs):
+            return
+        names = sorted(flag_to_setting)
+        for arg in proc.args:
+            if not arg.name.startswith("--") or any(r.find(arg.name) for r in regs):
+                continue
+            close = difflib.get_close_matches(arg.name, names, n=1, cutoff=MISTYPED_RATIO)
+            if not close:
+                continue
+            setting = flag_to_setting[close[0]]
+            if setting in proc.settings or setting in proc.unknown:
+                continue   # set by another flag: this one is only unknown
+            proc.unknown.add(setting)
+            proc.unresolved_at[setting] = arg.span
+            proc.mistyped[setting] = (arg, close[0])
 
     def apply_implied(self, proc: Process) -> None:
         """Settings a deprecated flag stands for (rules/flags/*.yaml ``sets``: Dynamo's
