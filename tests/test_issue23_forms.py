@@ -484,3 +484,14 @@ def test_an_unknown_flag_far_from_every_setting_changes_nothing_else(tmp_path):
     replace_once(d / "run.sh", "--bogus-flag 1", "--tensor-paralel-size 4")
     (f,) = lint(d)
     assert f[0] == "FLG001" and "until it is" not in f[4]
+
+
+def test_trtllm_bench_is_named_as_an_engine_launch_not_read(tmp_path):
+    d = copy_submission(TRT_DEP8, tmp_path)
+    replace_once(d / "run.sh", "trtllm-serve openai/gpt-oss-120b", "trtllm-bench --model openai/gpt-oss-120b throughput")
+    (cov,) = only(lint(d, coverage=True), "COV001")
+    assert "launcher 'trtllm-bench' not recognised (a benchmark that runs the engine in its own process; cfglint " \
+           "holds no list of its flags" in cov[4]
+    # the control: a benchmark client that starts no engine is no launch at all
+    replace_once(d / "run.sh", "trtllm-bench --model", "genai-perf profile --model")
+    assert "trtllm-bench" not in " ".join(f[4] for f in lint(d, coverage=True))

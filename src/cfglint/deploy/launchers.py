@@ -71,6 +71,7 @@ class Launchers:
         self.serving_packages = set(data.get("serving_packages") or ())
         self.not_servers = [list(p) for p in data.get("not_servers") or [] if isinstance(p, list)]
         self.engine_flags = set(data.get("engine_flags") or ())
+        self.benchmarks = [list(p) for p in data.get("engine_benchmarks") or [] if isinstance(p, list)]
         self.images = [e for e in data.get("image_entrypoints") or [] if isinstance(e, dict) and e.get("image")]
         through = data.get("look_through") if isinstance(data.get("look_through"), dict) else {}
         self.through_words = int(through.get("words") or 0)
@@ -149,6 +150,9 @@ class Launchers:
         if not words:
             return None
         texts = _texts(words, len(words))
+        bench = next((p for p in self.benchmarks if _starts(texts, p)), None)
+        if bench is not None:   # the engine runs inside the benchmark: a launch cfglint does not read
+            return Located(" ".join(bench), words[0].span)
         if any(_starts(texts, p) for p in self.not_servers):
             return None
         python_m = PYTHON.fullmatch(texts[0]) is not None and len(texts) > 2 and texts[1] == "-m"
