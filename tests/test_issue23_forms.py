@@ -495,3 +495,10 @@ def test_trtllm_bench_is_named_as_an_engine_launch_not_read(tmp_path):
     # the control: a benchmark client that starts no engine is no launch at all
     replace_once(d / "run.sh", "trtllm-bench --model", "genai-perf profile --model")
     assert "trtllm-bench" not in " ".join(f[4] for f in lint(d, coverage=True))
+
+
+def test_a_sidecar_with_model_args_is_no_unknown_engine_entrypoint():
+    # kthena's runtime sidecar (ghcr.io/volcano-sh/runtime: --engine sglang --model Qwen/Qwen3-0.6B) is
+    # no engine launch: only engine flags (--tp-size ...) or an image in a variable name an entrypoint
+    manifest = shared("corpus/031-kthena-model-serving-gpu-kvcache-aware-sglang/gpu-kvcache-aware-sglang.yaml")
+    assert not any("own entrypoint" in f[4] for f in lint(manifest, coverage=True))

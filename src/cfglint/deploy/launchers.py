@@ -107,11 +107,11 @@ class Launchers:
         """For ``docker run IMAGE --flag ...`` (only arguments after the image, which its own
         entrypoint runs) whose image :meth:`from_image` does not know: the launch, named at the
         image, when it may be an engine's (the image is a shell variable, or the arguments carry
-        engine flags or ``--model``), else None."""
+        engine flags, ``launchers.engine_flags``: a sidecar's ``--model`` alone is no engine's), else None."""
         if not words or not words[0].text.startswith("-"):
             return None
         text = str(image.value)
-        flagged = any(w.text.partition("=")[0] in self.engine_flags | {"--model"} for w in words)
+        flagged = any(w.text.partition("=")[0] in self.engine_flags for w in words)
         if "$" in text or flagged:
             return Located(f"{text} (the image's own entrypoint)", image.span)
         return None
