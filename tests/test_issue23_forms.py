@@ -502,3 +502,19 @@ def test_a_sidecar_with_model_args_is_no_unknown_engine_entrypoint():
     # no engine launch: only engine flags (--tp-size ...) or an image in a variable name an entrypoint
     manifest = shared("corpus/031-kthena-model-serving-gpu-kvcache-aware-sglang/gpu-kvcache-aware-sglang.yaml")
     assert not any("own entrypoint" in f[4] for f in lint(manifest, coverage=True))
+
+
+@pytest.mark.parametrize("first, second", [("# On the head node:", "# On the worker node:"),
+                                           ("# Node 1", "# Node 2"), ("# run on node-a", "# run on node-b")])
+def test_launches_under_comments_naming_two_nodes(tmp_path, first, second):
+    d = copy_submission(KIMI_B300, tmp_path)
+    run = d / "run.sh"
+    text = run.read_text(encoding="utf-8")
+    launch = text[text.index("docker run"):].replace("docker run --gpus all",
+                                                      "docker run -e CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 --gpus all")
+    head = text[:text.index("docker run")]
+    run.write_text(head + f"{first}\n{launch}\n{second}\n{launch}", encoding="utf-8")
+    assert only(lint(d), "TOP003") == []
+    # the control: the same two launches under comments that name no machine share its GPUs
+    run.write_text(head + f"# first\n{launch}\n# second\n{launch}", encoding="utf-8")
+    assert any("GPU 0 is given to two workers" in f[4] for f in only(lint(d), "TOP003"))

@@ -165,11 +165,13 @@ def check_nodes(ctx: Context):
                                         f"GPU(s) but the worker runs {local[1]}", p.device_list.span)
     yield from _rank_coverage(procs)
     seen: dict[tuple, tuple] = {}
+    lines = {tf.display: tf.text.split("\n") for tf in ctx.sub.texts}
     for p in procs:
         if p.device_list is None:
             continue
+        node = _node_of(p) or _commented_node(lines.get(p.span.path), p.device_list.span.line)
         for dev in p.device_list.value.split(","):
-            key = (p.device_list.span.path, _node_of(p), dev)
+            key = (p.device_list.span.path, node, dev)
             if key in seen and seen[key] is not p:
                 other = seen[key]
                 yield Finding("TOP003", f"GPU {dev} is given to two workers started from {p.device_list.span.path} "
@@ -193,6 +195,28 @@ def _node_of(p) -> tuple:
     rank = p.settings.get("node_rank")
     if rank is not None and "node_rank" not in p.unknown:
         return ("node rank", str(rank.value))
+    return ()
+
+
+# a comment that names the machine the next command runs on: "# on the worker node", "# Node 1:",
+# "# run this on node-2", "# prefill node (10.0.0.1)"
+_NODE_COMMENT = re.compile(r"#.*?\b(?:on\s+(?:the\s+)?(?P<on>[\w.-]+)\s+node|(?P<kind>head|worker|master|"
+                           r"prefill|decode|primary|secondary)\s+node|node[\s_-]*(?P<n>\d+)\b|on\s+node[\s_-]"
+                           r"(?P<name>[\w.-]+))", re.I)
+
+
+def _commented_node(lines: list[str] | None, line: int) -> tuple:
+    """The machine the comment block right above ``line`` (1-based) names for the command there
+    (:data:`_NODE_COMMENT`), as a node key; () when it names none. Published multi-node scripts
+    often write each node's launch under such a comment ("# On the worker node:")."""
+    if not lines:
+        return ()
+    i = line - 2
+    while i >= 0 and (lines[i].strip().startswith("#") or lines[i].rstrip().endswith("\\")) and line - i <= 8:
+        m = _NODE_COMMENT.search(lines[i]) if lines[i].strip().startswith("#") else None
+        if m:
+            return ("commented node", (m.group("on") or m.group("kind") or m.group("n") or m.group("name")).lower())
+        i -= 1
     return ()
 
 

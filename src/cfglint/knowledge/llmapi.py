@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import yaml
 
+from ..read.safeio import read_bytes
 from .bundled import data_dir
 
 # LLM API field names that are plain words: a YAML of any kind may hold `model:` or `backend:`, so
@@ -25,10 +26,9 @@ def llm_api_keys() -> frozenset[str]:
     """Every top-level key TensorRT-LLM's LLM API reads or has renamed (see the module doc).
     Raises OSError / ValueError when the bundled schema is missing or unreadable."""
     root = data_dir("schemas")
-    with open(root / "trtllm-llm-api.schema.json", encoding="utf-8") as fh:
-        keys = set((json.load(fh).get("properties") or {}))
-    with open(root / "trtllm-renamed-keys.yaml", encoding="utf-8") as fh:
-        renamed = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    keys = set(json.loads(read_bytes(str(root / "trtllm-llm-api.schema.json")).decode("utf-8")).get("properties") or {})
+    renamed = yaml.load(read_bytes(str(root / "trtllm-renamed-keys.yaml")).decode("utf-8"),
+                        Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     keys.update(k for k in renamed if isinstance(k, str) and "." not in k)
     return frozenset(keys)
 
