@@ -228,7 +228,8 @@ def test_sglang_launch_router_is_a_router_not_an_instance(tmp_path):
 WRAPPED = {
     "podman": "podman run --rm -it --device nvidia.com/gpu=all --env-file ./env.list -e HF_TOKEN=<token> "
               "--ipc=host \\\n  lmsysorg/sglang:kimi-k3 sglang serve",
-    "docker-env": "docker run -d --gpus '\"device=0,1,2,3,4,5,6,7\"' --env NCCL_DEBUG=INFO -e HF_HOME=/hf --rm "
+    # (--ipc=host: an 8-GPU container without the host's IPC or a large /dev/shm is K8S003's, issue 23)
+    "docker-env": "docker run -d --gpus '\"device=0,1,2,3,4,5,6,7\"' --env NCCL_DEBUG=INFO -e HF_HOME=/hf --rm --ipc=host "
                   "\\\n  lmsysorg/sglang:kimi-k3 sglang serve",
     "srun": "srun -N 1 --ntasks-per-node=1 --gpus-per-node 8 --container-image lmsysorg/sglang:kimi-k3 "
             "--container-mounts <host-path>:/models --overlap -l \\\n  sglang serve",

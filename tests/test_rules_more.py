@@ -84,9 +84,14 @@ def test_spec002_topk1_draft_not_steps_plus_one(tmp_path):
 def test_spec002_draft_exceeds_tree(tmp_path):
     d = copy_submission(GLM_GB300_EAGLE, tmp_path)
     replace_once(d / "ifb_config.yaml", "speculative-eagle-topk: 1", "speculative-eagle-topk: 2")
+    # 2 steps at top-k 2 hold 2 + 1 x 4 candidates and the root: 7 >= the 6 draft tokens (issue 23);
+    # 1 step holds 2 and the root: 3
     replace_once(d / "ifb_config.yaml", "speculative-num-steps: 5", "speculative-num-steps: 2")
+    assert only(lint(d), "SPEC002") == []
+    replace_once(d / "ifb_config.yaml", "speculative-num-steps: 2", "speculative-num-steps: 1")
     found = only(lint(d), "SPEC002")
-    assert len(found) == 1 and "exceed what 2 steps x top-k 2 + 1 = 5" in found[0][4]
+    assert len(found) == 1 and "6 draft tokens exceed what 1 steps at top-k 2 can produce: the draft tree has " \
+        "top-k + (steps - 1) x top-k^2 = 2 candidates plus its root, 3" in found[0][4]
 
 
 def test_spec002_prefill_and_decode_draft_alike(tmp_path):

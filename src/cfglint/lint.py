@@ -96,9 +96,10 @@ def _whole_words_only(findings: list[Finding], sub: Submission) -> None:
 
 def _serves(sub: Submission, deployment: Deployment) -> bool:
     """True when a file linted on its own is a serving file: a worker argument file, an engine
-    config (other YAML is dropped by :func:`load_loose_file`), or shell that starts an engine,
+    config or a YAML naming engine settings it could not read (other YAML is dropped by
+    :func:`load_loose_file`), or shell that starts an engine,
     frontend or router (``deployment``: the file's, as it was linted)."""
-    if any(is_args for *_, is_args in sub.launches) or sub.configs or sub.k8s_not_modelled:
+    if any(is_args for *_, is_args in sub.launches) or sub.configs or sub.k8s_not_modelled or sub.engine_like_yaml:
         return True
     return bool(sub.launches) and bool(deployment.processes)
 

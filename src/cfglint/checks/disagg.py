@@ -54,6 +54,8 @@ def _attention_tp(p) -> tuple[int | None, object]:
     """SGLang attention TP of a worker (TP, divided by DP with --enable-dp-attention) and the
     located value it was read from (the TP flag, or the process start)."""
     s = p.settings
+    if p.unknown & {"tp", "dp"}:
+        return None, s.get("tp")   # known only at run time, or a mistyped flag: not the default
     tp = s.get("tp")
     tp_v = as_int(tp.value) if tp is not None else 1
     if tp_v is None:

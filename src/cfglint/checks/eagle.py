@@ -11,11 +11,21 @@ from .base import Context, as_int, here, rule
 from .speculative import draft_length
 
 
+def _tree_bound(steps: int, topk: int) -> int:
+    """Draft tokens an SGLang EAGLE tree of ``steps`` steps at ``topk`` can hold: the root and
+    the topk + (steps - 1) x topk^2 candidates the verify selects from (eagle_utils.py
+    organize_draft_results: torch.topk over them for num_draft_tokens - 1); steps + 1 at topk 1."""
+    return topk + (steps - 1) * topk * topk + 1
+
+
 @rule("SPEC002", "eagle-shape", "error",
       "EAGLE steps / top-k / draft tokens that the engine rewrites or rejects, or speculative "
       "settings that differ between prefill and decode.",
-      "SGLang's EAGLE drafts num_steps tokens per branch over topk branches: the draft tree has at "
-      "most steps x topk + 1 tokens, and with topk 1 SGLang silently sets draft tokens to "
+      "SGLang's EAGLE draft is a tree: the first step proposes topk tokens, each later step expands "
+      "the topk best branches by topk tokens each, and the verify keeps the best draft tokens - 1 of "
+      "those topk + (steps - 1) x topk^2 candidates plus the root; more draft tokens than that "
+      "cannot be selected (steps 3 / topk 4 / draft 16, SGLang's documented setting, has 36 "
+      "candidates for 15 places and is valid). With topk 1 SGLang silently sets draft tokens to "
       "steps + 1 (so steps 3 / topk 1 / draft 4 is right, steps 3 / topk 1 / draft 2 is rewritten). "
       "In a disaggregated deployment prefill and decode must run the same draft configuration, "
       "since decode continues the draft state prefill produced. SGLANG_ENABLE_SPEC_V2=1 (the "
@@ -24,6 +34,9 @@ from .speculative import draft_length
       "back to spec v1, so the variable the launch sets has no effect.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (speculative_eagle_topk == 1 -> "
        "speculative_num_draft_tokens = speculative_num_steps + 1)",
+       "sgl-project/sglang python/sglang/srt/speculative/eagle_utils.py organize_draft_results @ v0.5.9, "
+       "v0.5.17, v0.5.23: the scores of every step are concatenated, 'b, (topk + (num_steps-1) * topk)' "
+       "rows of topk, and torch.topk(score_list, num_draft_token - 1) picks the draft tokens from them",
        "sgl-project/sglang python/sglang/srt/server_args.py, eagle-family handling of the speculative "
        "arguments (v0.5.x): with speculative_eagle_topk > 1 the overlap scheduler is disabled and spec v1 "
        "is used, 'spec v2 currently only supports topk = 1'; before that guard the spec v2 worker crashed with "
@@ -47,9 +60,12 @@ def check_eagle(ctx: Context):
                     yield Finding("SPEC002", f"with --speculative-eagle-topk 1 SGLang runs --speculative-num-steps "
                                              f"{steps} + 1 = {steps + 1} draft tokens, not {draft}; set "
                                              f"--speculative-num-draft-tokens {steps + 1}", d.span, level="warning")
-                elif draft > steps * topk + 1:
-                    yield Finding("SPEC002", f"{draft} draft tokens exceed what {steps} steps x top-k {topk} + 1 = "
-                                             f"{steps * topk + 1} can produce", d.span)
+                elif draft > _tree_bound(steps, topk):
+                    yield Finding("SPEC002", f"{draft} draft tokens exceed what {steps} steps at top-k {topk} can "
+                                             f"produce: the draft tree has top-k + (steps - 1) x top-k^2 = "
+                                             f"{_tree_bound(steps, topk) - 1} candidates plus its root, "
+                                             f"{_tree_bound(steps, topk)}; set --speculative-num-draft-tokens "
+                                             f"{_tree_bound(steps, topk)} or less", d.span)
         got = draft_length(p)
         if got is not None and p.role is not None and p.role.value in ("prefill", "decode"):
             by_role.setdefault(p.role.value, (got[0], got[1]))

@@ -11,6 +11,7 @@ from ..deploy.defaults import parse_version
 from ..deploy.extract import is_server_config
 from ..deploy.release import launch_release
 from ..knowledge import data_dir
+from ..knowledge.llmapi import is_llm_api
 from ..load.submission import ConfigFile
 from ..model import Finding
 from ..read.yamlsrc import YMap, YScalar, to_python, walk_path
@@ -20,9 +21,6 @@ from .base import Context, rule
 # libyaml where PyYAML has it: our own data files, read once, as the safe loader reads them
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-LLM_API_KEYS = {"tensor_parallel_size", "pipeline_parallel_size", "moe_expert_parallel_size", "kv_cache_config",
-                "speculative_config", "moe_config", "cuda_graph_config", "max_batch_size", "max_num_tokens",
-                "enable_attention_dp", "cache_transceiver_config", "max_seq_len"}
 
 
 @lru_cache(maxsize=1)
@@ -92,7 +90,7 @@ def _is_trtllm(ctx: Context, cfg: ConfigFile) -> bool:
     engine = (ctx.manifest.get("engine") or {}).get("name") if isinstance(ctx.manifest.get("engine"), dict) else None
     if engine is not None:
         return engine == "trtllm"
-    return isinstance(cfg.root, YMap) and any(k.value in LLM_API_KEYS for k, _ in cfg.root.items)
+    return isinstance(cfg.root, YMap) and is_llm_api([k.value for k, _ in cfg.root.items], ctx.kb)
 
 
 @rule("SCH001", "engine-config-schema", "error",

@@ -130,7 +130,8 @@ def check_unknown_flags(ctx: Context):
         for arg in p.args:
             found = _lookup(regs, arg.name)
             if found is None:
-                yield from _not_found(ctx, p, arg, regs, across, pinned, suggest)
+                for f in _not_found(ctx, p, arg, regs, across, pinned, suggest):
+                    yield _with_consequence(f, p, arg)
                 continue
             r, primary = found
             entry = r.flags.get(primary) or {}
@@ -190,6 +191,22 @@ def _not_found(ctx: Context, p: Process, arg: Arg, regs: list[FlagRegistry], acr
     # a release beyond the data (newer, older, a line not read, not on the registry): it may have it
     yield Finding("FLG001", f"{message} (in no release cfglint holds; {res.note})", arg.span, level="warning")
     ctx.not_checked(f"flag names of {LABEL.get(regs[0].name, regs[0].name)} {res.version}", res.note, arg.span)
+
+
+# how a message names a setting a mistyped flag leaves unknown
+_NAMES = {"tp": "TP", "pp": "PP", "dp": "DP", "ep": "EP", "dcp": "DCP", "model": "the model",
+          "max_context": "the context length", "mem_fraction": "the memory fraction"}
+
+
+def _with_consequence(f: Finding, p: Process, arg: Arg) -> Finding:
+    """``f`` (FLG001 at ``arg``) with what the mistyped flag leaves unknown (deploy: Process.mistyped):
+    the one finding of that root cause; the checks that need the setting do not run on a default."""
+    for setting, (bad, meant) in p.mistyped.items():
+        if bad is arg:
+            name = _NAMES.get(setting, setting.replace("_", " "))
+            f.message += (f"; until it is {meant}, {name} is unknown: the checks that use {name} do not run on "
+                          f"the engine's default instead")
+    return f
 
 
 def _normal(reg: FlagRegistry, option: str) -> str:

@@ -128,6 +128,25 @@ def _path_literals(prefixes: tuple, components: tuple) -> frozenset[str] | None:
     return frozenset(out)
 
 
+class _Placeholders:
+    """``placeholders`` of rules/paths.yaml: which written paths stand for the reader's own."""
+
+    def __init__(self, data):
+        data = data if isinstance(data, dict) else {}
+        self.sequences = [[str(n) for n in s] for s in data.get("sequences") or [] if isinstance(s, list) and s]
+        self.names = [re.compile(str(n)) for n in data.get("names") or []]
+
+    def holds(self, path: str, after: str) -> bool:
+        """``path`` (normalized, absolute) is a placeholder, or goes on into one (``after``, the
+        character written right after it, is ``<``)."""
+        if after == "<":
+            return True
+        parts = path.split("/")[1:]
+        if any(rx.search(p) for p in parts for rx in self.names):
+            return True
+        return any(parts[i:i + len(seq)] == seq for seq in self.sequences for i in range(len(parts)))
+
+
 def _under(path: str, roots: list[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
@@ -148,6 +167,7 @@ def check_host_paths(ctx: Context):
     components = [(e["component"], e.get("why", "")) for e in table.get("host_components") or []
                   if isinstance(e, dict) and e.get("component")]
     container = set(table.get("container_prefixes") or [])
+    placeholder = _Placeholders(table.get("placeholders"))
     platform = [str(e["prefix"]) for e in table.get("platform_prefixes") or [] if isinstance(e, dict) and e.get("prefix")]
     # what the mounts and Kubernetes mount paths are is asked only of a path that is otherwise a
     # finding; only the lines that hold '/' and a host prefix's or component's first name
@@ -178,6 +198,8 @@ def check_host_paths(ctx: Context):
                 path = "/" + path.lstrip("/")
                 start = m.end() - len(path)
                 normalized = posixpath.normpath(path)
+                if placeholder.holds(normalized, line[m.end():m.end() + 1]):
+                    continue  # /path/to/model, /your/model/dir, /home/<user>/...: the reader's own path
                 if any(normalized == p.rstrip("/") or normalized.startswith(p.rstrip("/") + "/") for p in platform):
                     continue  # a managed platform's node path (GKE's driver directory): the same everywhere
                 why = next((w for p, w in prefixes if normalized.startswith(p) or normalized == p.rstrip("/")), None)

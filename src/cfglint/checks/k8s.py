@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..model import Finding, Located, Span, parse_int
 from ..read.yamlsrc import YMap, YScalar, YSeq
 from .base import Context, here, rule
+from .containers import MIN_SHM_BYTES, container_shm
 from .image import MARKERS
 from .topology import gpus_per_instance, node_group
 
@@ -24,7 +25,6 @@ RESOURCE_VENDOR = {"nvidia.com/gpu": "NVIDIA", "amd.com/gpu": "AMD"}
 # node labels that name the GPU product of a node
 PRODUCT_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "amd.com/gpu.product-name",
                   "node.kubernetes.io/instance-gpu")
-MIN_SHM_BYTES = 1 << 30   # 1 GiB
 # the setting and flag that name a multi-node instance's rendezvous (rules/engines.yaml settings)
 RENDEZVOUS = {"sglang": ("dist_init_addr", "--dist-init-addr"), "vllm": ("master_addr", "--master-addr")}
 _QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]i?|[kmgtpe])?$")
@@ -81,7 +81,7 @@ def check_gpu_resources(ctx: Context):
                                         f"({here(lim.span)}): Kubernetes refuses a GPU request that is not equal "
                                         f"to the limit; set both to {lim.value} or give only the limit",
                               req.span, related=[(lim.span, f"limit {lim.value}")])
-        pods = c.group.pods_per_instance()
+        pods, nodes_of = _pods_of_instance(c, procs)
         # every engine the container starts shares its GPUs: one instance spread over the
         # group's pods, or several servers side by side in one pod
         needs = []
@@ -118,13 +118,34 @@ def check_gpu_resources(ctx: Context):
             continue
         label = "multinode.nodeCount" if c.group.operator == "dynamo" else f"{c.group.kind} size"
         pods_text = f" x {pods} pods per group ({label}, {here(c.group.size.span)})" \
-            if pods > 1 and c.group.size is not None else ""
+            if pods > 1 and c.group.size is not None else f" x {pods} pods ({nodes_of})" if nodes_of else ""
         right = f"{need // pods}" if need % pods == 0 else None
         fix = f"; set {res}: {right}" if right is not None else ""
         runs = f"it runs {how} = {need}" if len(needs) == 1 else f"its {len(needs)} engines run {how} = {need}"
         yield Finding("K8S001", f"{res}: {per_pod}{pods_text} gives the engine{'s' if len(needs) > 1 else ''} "
                                 f"{per_pod * pods} GPUs but {runs}{fix}",
                       loc.span, related=related)
+
+
+# workloads whose replicas are all alike: with an engine's --nnodes N, N of them are the nodes of one instance
+_REPLICATED = ("StatefulSet", "Deployment", "ReplicaSet")
+
+
+def _pods_of_instance(c: Container, procs: list) -> tuple[int, str | None]:
+    """(pods one engine instance of container ``c`` spans, how that is known when it is not the
+    group's size): a StatefulSet / Deployment whose engine runs --nnodes N over its replicas
+    (replicas a multiple of N; SGLang and vLLM multi-node launches, one per pod, the node rank
+    from the pod) spans N pods; else the group's pods_per_instance."""
+    pods = c.group.pods_per_instance()
+    if pods > 1 or c.group.kind not in _REPLICATED:
+        return pods, None
+    replicas = parse_int(c.group.replicas.value) if c.group.replicas is not None else 1
+    for p in procs:
+        nn = p.settings.get("nnodes")
+        n = parse_int(nn.value) if nn is not None and "nnodes" not in p.unknown else None
+        if n and n > 1 and replicas and replicas % n == 0:
+            return n, f"--nnodes {n} over the {c.group.kind}'s {replicas} replicas, {here(nn.span)}"
+    return pods, None
 
 
 def _product_values(spec: YMap) -> list[tuple[str, Located]]:
@@ -253,10 +274,13 @@ def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
 
 
 @rule("K8S003", "deployment-hygiene", "warning",
-      "A multi-GPU engine pod without a large /dev/shm or hostIPC, or a multi-node engine without the leader address wiring.",
+      "A multi-GPU engine pod or docker / podman container without a large /dev/shm or the host's IPC, "
+      "or a multi-node engine without the leader address wiring.",
       "Containers get a 64 MiB /dev/shm by default; NCCL and the engines' multi-process "
       "communication put their buffers there and fail or hang with more than one GPU unless the pod "
-      "mounts an emptyDir with medium: Memory at /dev/shm (or uses hostIPC). In a LeaderWorkerSet "
+      "mounts an emptyDir with medium: Memory at /dev/shm (or uses hostIPC), or the `docker run` / "
+      "`podman run` has --ipc=host or --shm-size of at least 1g (or binds a host /dev/shm with -v). "
+      "In a LeaderWorkerSet "
       "group every pod must reach the same rendezvous: the leader's address "
       "($(LWS_LEADER_ADDRESS) in --dist-init-addr) and a node rank from the pod's index "
       "($(LWS_WORKER_INDEX) in --node-rank); a fixed address or a missing rank makes the nodes of "
@@ -265,10 +289,16 @@ def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
       ("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html (shared memory: "
        "Docker's 64 MiB default is too small; --shm-size=1g or --ipc=host)",
        "https://kubernetes.io/docs/concepts/storage/volumes/#emptydir (medium: Memory, sizeLimit)",
+       "https://docs.vllm.ai/en/stable/deployment/docker.html ('You can either use the ipc=host flag or --shm-size "
+       "flag to allow the container to access the host's shared memory. vLLM uses PyTorch, which uses shared "
+       "memory to share data between processes under the hood, particularly for tensor parallel inference.')",
+       "https://docs.sglang.ai/get_started/install.html (docker run --gpus all --shm-size 32g ... lmsysorg/sglang)",
+       "https://docs.docker.com/reference/cli/docker/container/run/ (--ipc, --shm-size: 64m when not given)",
        "https://lws.sigs.k8s.io/docs/ (LWS_LEADER_ADDRESS, LWS_WORKER_INDEX, LWS_GROUP_SIZE)",
        "sgl-project/sglang python/sglang/srt/server_args.py (--dist-init-addr, --nnodes, --node-rank)",
        "vllm-project/vllm vllm/engine/arg_utils.py (--nnodes, --node-rank, --master-addr) @ v0.33.0"))
 def check_pod_hygiene(ctx: Context):
+    yield from container_shm(ctx)
     seen: set[int] = set()
     for p, c in _engines_in_pods(ctx):
         got = gpus_per_instance(p)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from ..model import Finding
 from .base import Context, rule
 from .modelfacts import context_limit, parse_length, served_model
@@ -17,6 +19,42 @@ _ENGINES = {
                "configured context is not what is served"),
 }
 _TRUE = ("1", "true", "yes", "y", "on")
+# engine -> how a launch extends the model's RoPE range (the fix the override variable is not)
+_ROPE_FIX = {"vllm": "--hf-overrides '{\"rope_scaling\": {...}}'",
+             "sglang": "--json-model-override-args '{\"rope_scaling\": {...}}'",
+             "trtllm": "rope_scaling in the checkpoint's config.json"}
+# the model-config keys that set the context a launch's override can change
+_CONTEXT_KEYS = ("max_position_embeddings", "rope_scaling")
+# settings holding JSON that overrides the model config: the whole config, or its rope_scaling
+_OVERRIDES = (("model_overrides", None), ("rope_scaling", "rope_scaling"))
+
+
+def _overridden(entry: dict, p) -> tuple[dict | None, list, str | None]:
+    """``entry`` with the launch's model-config overrides applied (vLLM --hf-overrides and the
+    older --rope-scaling, SGLang --json-model-override-args: max_position_embeddings and
+    rope_scaling, also as transformers' rope_parameters or inside text_config), the overriding
+    flags' places, and None; or (None, places, why) when an override is not readable."""
+    out, places = dict(entry), []
+    for setting, key in _OVERRIDES:
+        if setting in p.unknown:
+            return None, [p.unresolved_at.get(setting, p.span)], "the launch overrides the model config with a value known only at run time"
+        loc = p.settings.get(setting)
+        if loc is None:
+            continue
+        places.append(loc.span)
+        try:
+            data = json.loads(str(loc.value))
+        except (ValueError, RecursionError):
+            return None, places, "the launch's model-config override is not JSON cfglint can read"
+        if key is not None:
+            data = {key: data}
+        if not isinstance(data, dict):
+            return None, places, "the launch's model-config override is not a JSON object"
+        for scope in (data, data.get("text_config") if isinstance(data.get("text_config"), dict) else {}):
+            if isinstance(scope.get("rope_parameters"), dict) and "rope_scaling" not in scope:
+                scope = dict(scope, rope_scaling=scope["rope_parameters"])
+            out.update({k: scope[k] for k in _CONTEXT_KEYS if k in scope})
+    return out, places, None
 
 
 @rule("MEM002", "context-exceeds-model", "error",
@@ -30,9 +68,11 @@ _TRUE = ("1", "true", "yes", "y", "on")
       "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 / SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set; "
       "TensorRT-LLM lowers a longer max_seq_len to the model's limit unless "
       "TLLM_ALLOW_LONG_MAX_MODEL_LEN=1. Positions beyond the trained range give NaNs or "
-      "garbage, so the override needs a rope-scaling override (--hf-overrides / "
-      "--json-model-override-args) to be meaningful. A launch that overrides the model config "
-      "is not checked (COV001 says so).",
+      "garbage, so the variable alone only silences the check (a warning); a rope-scaling "
+      "override (vLLM --hf-overrides or the older --rope-scaling, SGLang "
+      "--json-model-override-args) extends the model's range, and the length is checked "
+      "against the overridden max_position_embeddings / rope_scaling. An override cfglint "
+      "cannot read is a COV001 note.",
       ("vllm-project/vllm vllm/config/model.py @ 0052a5b818980ce8a0477706aaf9f75bd5af72cd "
        "(_get_and_verify_max_len: derived length, rope scaling, VLLM_ALLOW_LONG_MAX_MODEL_LEN)",
        "sgl-project/sglang python/sglang/srt/configs/model_config.py @ 8b5e1bbf72cca54c4275463b08d835d2f7221703 "
@@ -54,12 +94,13 @@ def check_context(ctx: Context):
         entry, where = served_model(ctx, p)
         if entry is None:
             continue  # COV001 reports the unknown model
-        if p.settings.get("model_overrides") is not None or "model_overrides" in p.unknown:
-            ctx.not_checked("context length against the model (MEM002)",
-                            "the launch overrides the model config (--hf-overrides / --json-model-override-args)",
-                            p.settings["model_overrides"].span if "model_overrides" in p.settings else loc.span)
+        model, places, why = _overridden(entry, p)
+        if model is None:
+            ctx.not_checked("context length against the model (MEM002)", why, places[0] if places else loc.span)
             continue
-        limit, how = context_limit(entry, p.engine)
+        limit, how = context_limit(model, p.engine)
+        if places and any(model.get(k) != entry.get(k) for k in _CONTEXT_KEYS):
+            how += " as the launch's model-config override sets it"
         if limit is None:
             ctx.not_checked("context length against the model (MEM002)",
                             f"the knowledge base has no {how} for {entry['id']}", loc.span)
@@ -71,9 +112,16 @@ def check_context(ctx: Context):
             ctx.not_checked("context length against the model (MEM002)",
                             f"{var} is set from a value known only at run time", override.span)
             continue
-        if override is not None and str(override.value).strip().lower() in _TRUE:
-            continue
         written = next((a.written for a in p.args if a.value is not None and a.value.span == loc.span), flag)
+        if override is not None and str(override.value).strip().lower() in _TRUE:
+            # the variable only turns the engine's check off: the model still has its RoPE range
+            yield Finding("MEM002",
+                          f"{var}={override.value} lets {written} {loc.value} past the {limit} tokens {entry['id']} "
+                          f"supports ({how}), but it only silences the engine's check: positions beyond {limit} are "
+                          f"outside the model's RoPE range, so long requests fail or return garbage; extend the "
+                          f"rope scaling ({_ROPE_FIX[p.engine]}) or use at most {limit}",
+                          override.span, level="warning", related=[(loc.span, f"{written} {loc.value}")])
+            continue
         yield Finding("MEM002",
                       f"{written} {loc.value} is longer than the {limit} tokens {entry['id']} supports ({how}): "
                       f"{effect}; use at most {limit}, or extend the model's rope scaling and set {var}=1",

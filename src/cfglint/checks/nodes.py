@@ -164,12 +164,14 @@ def check_nodes(ctx: Context):
                 yield Finding("TOP003", f"CUDA_VISIBLE_DEVICES={p.device_list.value} lists {p.visible_devices.value} "
                                         f"GPU(s) but the worker runs {local[1]}", p.device_list.span)
     yield from _rank_coverage(procs)
-    seen: dict[tuple[str, str], tuple] = {}
+    seen: dict[tuple, tuple] = {}
+    lines = {tf.display: tf.text.split("\n") for tf in ctx.sub.texts}
     for p in procs:
         if p.device_list is None:
             continue
+        node = _node_of(p) or _commented_node(lines.get(p.span.path), p.device_list.span.line)
         for dev in p.device_list.value.split(","):
-            key = (p.device_list.span.path, dev)
+            key = (p.device_list.span.path, node, dev)
             if key in seen and seen[key] is not p:
                 other = seen[key]
                 yield Finding("TOP003", f"GPU {dev} is given to two workers started from {p.device_list.span.path} "
@@ -177,6 +179,45 @@ def check_nodes(ctx: Context):
                               related=[(other.device_list.span, f"CUDA_VISIBLE_DEVICES={other.device_list.value}")])
                 break
             seen[key] = p
+
+
+def _node_of(p) -> tuple:
+    """Which machine ``p`` runs on, as far as the launch says: its Kubernetes container (each
+    gets the GPUs the device plugin allocates it, numbered from 0), the host ssh / srun -w /
+    mpirun -H names, or its --node-rank (one node per rank); () when it says nothing (the
+    machine the script runs on). GPU numbers of two processes on different machines are
+    different GPUs (a loop's iterations share their process's key: they are not told apart)."""
+    if p.pod is not None:
+        return ("container", id(p.pod))
+    if p.hosts is not None:  # a host known only at run time (ssh node-$i in a loop) is a machine of its own
+        host = str(p.hosts.value)
+        return ("host", host) if "$" not in host else ("host of", id(p))
+    rank = p.settings.get("node_rank")
+    if rank is not None and "node_rank" not in p.unknown:
+        return ("node rank", str(rank.value))
+    return ()
+
+
+# a comment that names the machine the next command runs on: "# on the worker node", "# Node 1:",
+# "# run this on node-2", "# prefill node (10.0.0.1)"
+_NODE_COMMENT = re.compile(r"#.*?\b(?:on\s+(?:the\s+)?(?P<on>[\w.-]+)\s+node|(?P<kind>head|worker|master|"
+                           r"prefill|decode|primary|secondary)\s+node|node[\s_-]*(?P<n>\d+)\b|on\s+node[\s_-]"
+                           r"(?P<name>[\w.-]+))", re.I)
+
+
+def _commented_node(lines: list[str] | None, line: int) -> tuple:
+    """The machine the comment block right above ``line`` (1-based) names for the command there
+    (:data:`_NODE_COMMENT`), as a node key; () when it names none. Published multi-node scripts
+    often write each node's launch under such a comment ("# On the worker node:")."""
+    if not lines:
+        return ()
+    i = line - 2
+    while i >= 0 and (lines[i].strip().startswith("#") or lines[i].rstrip().endswith("\\")) and line - i <= 8:
+        m = _NODE_COMMENT.search(lines[i]) if lines[i].strip().startswith("#") else None
+        if m:
+            return ("commented node", (m.group("on") or m.group("kind") or m.group("n") or m.group("name")).lower())
+        i -= 1
+    return ()
 
 
 def _container_gpus(text: str) -> int | None:
@@ -317,6 +358,8 @@ def _rank_coverage(procs):
 def check_divisibility(ctx: Context):
     for p in ctx.deployment.engine_processes():
         s = p.settings
+        if "tp" in p.unknown:
+            continue   # a run-time value, or a mistyped flag (FLG001): not the default TP 1
         tp_loc = s.get("tp")
         tp = as_int(tp_loc.value) if tp_loc else 1
         if not tp:

@@ -12,6 +12,7 @@ the engine's arguments, merges engine configs and assigns roles.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -78,6 +79,10 @@ class Process:
     # branch, "$@" at top level, $(...)): the flags they add are not checked (COV001)
     unresolved_args: list[Located] = field(default_factory=list)
     unresolved_at: dict[str, Span] = field(default_factory=dict)  # where each of those values is written
+    # setting -> (the flag the launch gives, the known flag it is close to): a flag no release of the
+    # launcher has, one letter or two from a flag that sets a setting (--tensor-paralel-size); the
+    # setting is unknown (in ``unknown``) and FLG001 reports it once, at that flag
+    mistyped: dict[str, tuple[Arg, str]] = field(default_factory=dict)
     flag_names: set[str] = field(default_factory=set)  # every flag / config key the launch sets
     args: list[Arg] = field(default_factory=list)
     tables: tuple[str, ...] = ()    # flag registries that apply: sglang, vllm, trtllm, dynamo.frontend, ...
@@ -88,7 +93,13 @@ class Process:
     launch_nodes: Located | None = None     # srun -N / torchrun --nnodes
     tasks_per_node: Located | None = None   # srun --ntasks-per-node / mpirun -N, -npernode / torchrun --nproc-per-node
     wrapper_gpus: Located | None = None     # docker --gpus / srun --gpus value as written
-    hosts: Located | None = None            # mpirun -H / srun -w host list as written
+    hosts: Located | None = None            # mpirun -H / srun -w / ssh host as written
+    # the container it runs in (docker run / podman run) and that container's shared memory: the
+    # wrapper's first word, --ipc, --shm-size and a -v SRC:/dev/shm bind, as written
+    container: Located | None = None
+    container_ipc: Located | None = None
+    container_shm: Located | None = None
+    container_shm_mount: Located | None = None
     env_files: list[Located] = field(default_factory=list)  # docker --env-file: environment not published inline
     dp_workers_on_one_node: bool = False    # sglang_router.launch_server: its --dp-size workers share this node
     # the process's environment as the launch sets it (export, VAR=x cmd, docker run -e, mpirun -x,
@@ -175,6 +186,11 @@ def _typed(value: Any) -> Any:
         if i is not None:
             return i
     return value
+
+
+# how close an unknown flag must be to a setting's flag to be taken for it (difflib.SequenceMatcher
+# ratio): --tensor-paralel-size / --tensor-parallel-size 0.98, --tp-szie / --tp-size 0.86
+MISTYPED_RATIO = 0.85
 
 
 class _Adapter:
@@ -275,6 +291,12 @@ class _Adapter:
                     inner.repeat = cmd.repeat
                 for proc in self.processes(inner, file_role, dict(env), depth + 1):
                     proc.wrappers = wrapped.chain + proc.wrappers
+                    if proc.hosts is None and wrapped.hosts is not None:
+                        proc.hosts = wrapped.hosts   # ssh HOST "cmd": cmd runs on HOST
+                    if proc.container is None and wrapped.container is not None:
+                        # docker run --entrypoint bash IMAGE -c "...": the container of the script
+                        proc.container, proc.container_ipc = wrapped.container, wrapped.ipc
+                        proc.container_shm, proc.container_shm_mount = wrapped.shm_size, wrapped.shm_mounted
                     if proc.image is None and wrapped.image is not None:
                         proc.image = wrapped.image   # the release it names is the container's
                         proc.releases = {e: launched(self.kb, e, self.manifest, proc.image, self.pinned)
@@ -284,12 +306,21 @@ class _Adapter:
         pod_image = getattr(cmd.origin, "image", None) if wrapped.image is None else None  # a Kubernetes container's
         # the image's entrypoint runs the container's args only when it sets no command
         entry_image = wrapped.image or (pod_image if depth == 0 and getattr(cmd.origin, "entrypoint", False) else None)
+        if wrapped.entrypoint is not None:
+            entry_image = None  # docker run --entrypoint X: X runs the words after the image, not the image's own
         launch = self.launchers.identify(wrapped.words) or \
             self.launchers.from_image(entry_image.value if entry_image else None, wrapped.words)
+        if launch is None:
+            through = self.launchers.look_through(wrapped.words)
+            if through is not None:  # a wrapper script that runs its arguments
+                k, launch = through
+                wrapped.chain.append(os.path.basename(wrapped.words[0].text))
+                wrapped.words = wrapped.words[k:]
         if pod_image is not None:
             wrapped.image = pod_image
         if launch is None:
-            loc = self.launchers.unrecognised(wrapped.words) or _hidden_command(wrapped.words)
+            loc = (self.launchers.unknown_entrypoint(entry_image, wrapped.words) if entry_image else None) or \
+                self.launchers.unrecognised(wrapped.words) or _hidden_command(wrapped.words)
             if loc is not None:
                 self.unrecognised.append(loc)
             return []
@@ -322,7 +353,9 @@ class _Adapter:
                        span=start_span, repeat=cmd.repeat, mpi_ranks=wrapped.ranks, certain=cmd.certain,
                        image=wrapped.image, wrappers=list(wrapped.chain), launch_nodes=wrapped.nodes,
                        tasks_per_node=wrapped.per_node, wrapper_gpus=wrapped.gpus, hosts=wrapped.hosts,
-                       env_files=list(wrapped.env_files),
+                       env_files=list(wrapped.env_files), container=wrapped.container,
+                       container_ipc=wrapped.ipc, container_shm=wrapped.shm_size,
+                       container_shm_mount=wrapped.shm_mounted,
                        dp_workers_on_one_node=bool(launch.spec.get("dp_workers_on_one_node")),
                        pod=cmd.origin)
         router_prefix = launch.spec.get("router_flag_prefix")
@@ -377,6 +410,7 @@ class _Adapter:
             else:
                 b = _as_bool(value.text) if name in booleans else None
                 proc.settings[setting] = Located(b if b is not None else _typed(value.text), value.span)
+        self.mark_mistyped(proc, flag_to_setting)
         model_positional = positionals and kind == "engine" and engine in ("vllm", "trtllm") \
             and "model" not in proc.settings
         if model_positional and positionals[0].static:
@@ -394,6 +428,31 @@ class _Adapter:
         self.assign_role(proc, file_role)
         proc.env = _LocatedEnv(env)
         return proc
+
+    def mark_mistyped(self, proc: Process, flag_to_setting: dict[str, str]) -> None:
+        """A flag no release of the launcher has (its registries across releases) that is close
+        (difflib ratio >= MISTYPED_RATIO) to a flag of a setting the launch does not set otherwise:
+        the setting is not known (``proc.unknown``, ``proc.mistyped``), not the engine's default.
+        ``--tensor-paralel-size 8`` leaves TP unknown, so the checks that need it do not report
+        the consequences of TP 1; FLG001 names the flag and what it leaves unknown."""
+        if not proc.args or not flag_to_setting:
+            return
+        regs = [self.kb.registry(name, None) for name in proc.tables]
+        if not regs or any(r is None for r in regs):
+            return
+        names = sorted(flag_to_setting)
+        for arg in proc.args:
+            if not arg.name.startswith("--") or any(r.find(arg.name) for r in regs):
+                continue
+            close = difflib.get_close_matches(arg.name, names, n=1, cutoff=MISTYPED_RATIO)
+            if not close:
+                continue
+            setting = flag_to_setting[close[0]]
+            if setting in proc.settings or setting in proc.unknown:
+                continue   # set by another flag: this one is only unknown
+            proc.unknown.add(setting)
+            proc.unresolved_at[setting] = arg.span
+            proc.mistyped[setting] = (arg, close[0])
 
     def apply_implied(self, proc: Process) -> None:
         """Settings a deprecated flag stands for (rules/flags/*.yaml ``sets``: Dynamo's

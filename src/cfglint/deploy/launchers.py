@@ -71,7 +71,23 @@ class Launchers:
         self.serving_packages = set(data.get("serving_packages") or ())
         self.not_servers = [list(p) for p in data.get("not_servers") or [] if isinstance(p, list)]
         self.engine_flags = set(data.get("engine_flags") or ())
+        self.benchmarks = [list(p) for p in data.get("engine_benchmarks") or [] if isinstance(p, list)]
         self.images = [e for e in data.get("image_entrypoints") or [] if isinstance(e, dict) and e.get("image")]
+        through = data.get("look_through") if isinstance(data.get("look_through"), dict) else {}
+        self.through_words = int(through.get("words") or 0)
+        self.through_patterns = [re.compile(p) for p in through.get("patterns") or [] if isinstance(p, str)]
+
+    def look_through(self, words: list[Word]) -> tuple[int, Launch] | None:
+        """``./run-with-env.sh python3 -m sglang.launch_server ...``: (words the wrapper script takes,
+        the launch after it) when the first word is named like a script (``look_through.patterns``)
+        and a known launcher starts within ``look_through.words`` words of it, else None."""
+        if not words or not any(p.search(words[0].raw) for p in self.through_patterns):
+            return None
+        for k in range(1, min(self.through_words, len(words) - 1) + 1):
+            launch = self.identify(words[k:])
+            if launch is not None:
+                return k, launch
+        return None
 
     def from_image(self, image: str | None, words: list[Word]) -> Launch | None:
         """The launch a container image's own entrypoint makes when ``docker run IMAGE`` is
@@ -87,6 +103,19 @@ class Launchers:
                               dict(self.engines.get(engine or "", {}), **entry))
         return None
 
+    def unknown_entrypoint(self, image: Located, words: list[Word]) -> Located | None:
+        """For ``docker run IMAGE --flag ...`` (only arguments after the image, which its own
+        entrypoint runs) whose image :meth:`from_image` does not know: the launch, named at the
+        image, when it may be an engine's (the image is a shell variable, or the arguments carry
+        engine flags, ``launchers.engine_flags``: a sidecar's ``--model`` alone is no engine's), else None."""
+        if not words or not words[0].text.startswith("-"):
+            return None
+        text = str(image.value)
+        flagged = any(w.text.partition("=")[0] in self.engine_flags for w in words)
+        if "$" in text or flagged:
+            return Located(f"{text} (the image's own entrypoint)", image.span)
+        return None
+
     def identify(self, words: list[Word]) -> Launch | None:
         """The launch ``words`` start with, or None."""
         if not words:
@@ -95,8 +124,10 @@ class Launchers:
         for name, spec in self.engines.items():
             for launcher in spec.get("launchers", []) or []:
                 if _starts(texts, launcher):
-                    if name == "trtllm" and len(texts) > 1 and texts[1] == "disaggregated":
-                        return Launch("router", "trtllm", None, "trtllm-serve disaggregated", 2, {})
+                    if name == "trtllm" and len(texts) > 1 and texts[1] in ("disaggregated", "disaggregated_mpi_worker"):
+                        # the disaggregated server, and its MPI workers (serve.py disaggregated_mpi_worker:
+                        # -c CONFIG, --log_level), both read the disaggregated config, not engine flags
+                        return Launch("router", "trtllm", None, f"trtllm-serve {texts[1]}", 2, {})
                     return Launch("engine", name, None, " ".join(launcher), len(launcher), spec)
         for entry in self.extra:
             prefix = list(entry.get("words") or [])
@@ -119,6 +150,9 @@ class Launchers:
         if not words:
             return None
         texts = _texts(words, len(words))
+        bench = next((p for p in self.benchmarks if _starts(texts, p)), None)
+        if bench is not None:   # the engine runs inside the benchmark: a launch cfglint does not read
+            return Located(" ".join(bench), words[0].span)
         if any(_starts(texts, p) for p in self.not_servers):
             return None
         python_m = PYTHON.fullmatch(texts[0]) is not None and len(texts) > 2 and texts[1] == "-m"

@@ -33,13 +33,19 @@ class Unwrapped:
     ``shell_string``); ``env`` its environment (the caller's dict, updated in place).
     ``ranks``: MPI / srun task count; ``nodes``: srun -N / torchrun --nnodes; ``per_node``:
     processes per node; ``gpus``: docker --gpus / srun --gpus value as written; ``hosts``: the
-    host list of mpirun -H / srun -w; ``image``: the container image. ``chain``: the wrapper
-    names, outermost first.
+    host list of mpirun -H / srun -w; ``image``: the container image; ``entrypoint``: the
+    ``docker run --entrypoint`` that replaced the image's own (then ``words`` start with it, the
+    words after the image being its arguments). ``chain``: the wrapper names, outermost first.
     """
 
     words: list[Word]
     env: dict[str, Word]
     image: Located | None = None
+    entrypoint: Located | None = None
+    container: Located | None = None       # the container run (docker run / podman run), at its first word
+    ipc: Located | None = None             # docker run --ipc value
+    shm_size: Located | None = None        # docker run --shm-size value as written
+    shm_mounted: Located | None = None     # a -v SRC:/dev/shm bind
     ranks: Located | None = None
     nodes: Located | None = None
     per_node: Located | None = None
@@ -114,7 +120,7 @@ class Wrappers:
         if name in (spec.get("flags") or ()):
             return 1
         valued = ("values", "env", "env_files", "env_exports", "unset", "ranks", "nodes", "per_node", "gpus",
-                  "hosts", "images")
+                  "hosts", "images", "entrypoint", "ipc", "shm_size", "volumes")
         if any(name in (spec.get(k) or ()) for k in valued):
             return 2
         if spec.get("short_flag_clusters") and SHORT_CLUSTER.match(name) and \
@@ -124,6 +130,9 @@ class Wrappers:
 
     def _one(self, spec: dict, words: list[Word], i: int, out: Unwrapped) -> list[Word] | None:
         module = shell_c = False  # a --no-python positional is a program: what ``rest`` holds anyway
+        entrypoint: list[Word] = []
+        if spec.get("image_positional") and out.container is None:
+            out.container = Located(" ".join(spec["match"]), words[0].span)
         while i < len(words):
             w = words[i]
             t = w.text
@@ -143,8 +152,16 @@ class Wrappers:
             if not eq and len(values) < width - 1:
                 return []  # the option's value is missing: nothing is wrapped
             self._record(spec, name, values, out)
+            if name in (spec.get("entrypoint") or ()) and values:
+                entrypoint = values[:1]
             module = module or name in (spec.get("module") or ())
             i += width
+        if spec.get("host_positional") and i < len(words):  # ssh HOST command: it runs on HOST
+            out.hosts = Located(words[i].text, words[i].span)
+            i += 1
+            if spec.get("remote_shell") and len(words) == i + 1:
+                out.shell_string = words[i]
+                return None
         if spec.get("assignments"):
             while i < len(words) and ASSIGNMENT.match(words[i].text):
                 set_env(words[i], out.env)
@@ -158,6 +175,9 @@ class Wrappers:
             i += 1
         i += int(spec.get("positional") or 0)
         rest = words[i:]
+        if entrypoint:  # --entrypoint PROGRAM: it runs the words after the image ('' resets it: they run alone)
+            out.entrypoint = Located(entrypoint[0].text, entrypoint[0].span)
+            rest = [entrypoint[0], *rest] if entrypoint[0].text or not entrypoint[0].static else rest
         if module and rest:  # torchrun -m MODULE: the module runs as python -m MODULE
             m = rest[0]
             rest = [Word("python3", "python3", m.span), Word("-m", "-m", m.span), *rest]
@@ -188,9 +208,11 @@ class Wrappers:
                 n = _as_int(v.text) if v.static else None
                 if n is not None:
                     setattr(out, key, Located(n, v.span))
-        for key in ("gpus", "hosts"):
+        for key in ("gpus", "hosts", "ipc", "shm_size"):
             if name in (spec.get(key) or ()):
                 setattr(out, key, Located(v.text, v.span))
+        if name in (spec.get("volumes") or ()) and v.text.split(":")[1:2] == ["/dev/shm"]:
+            out.shm_mounted = Located(v.text, v.span)
 
 
 # ---------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import re
 from dataclasses import field
 
 from ..knowledge import knowledge
+from ..knowledge.llmapi import llm_api_markers, other_engine_keys
 from ..model import Finding, Span, record
 from ..read.argsfile import parse_args_file
 from ..read.paths import display_path, printable
@@ -77,6 +78,9 @@ class Submission:
     unlisted: list[tuple[str, Span | None]] = field(default_factory=list)
     # a YAML linted on its own with no engine key: only its syntax was checked (COV001 says so)
     unknown_yaml: Span | None = None
+    # that YAML names engine settings (a top-level key spelled as an SGLang / vLLM flag or a
+    # TensorRT-LLM LLM API key) without being a config cfglint reads: a serving file it could not check
+    engine_like_yaml: bool = False
     # span of a node inside a mapping merged with '<<' -> the '<<' keys merging it (merge_related)
     merged_at: dict[Span, list[Span]] = field(default_factory=dict)
     # Kubernetes manifests: every object read (display path, node), and the kinds recognised but
@@ -478,9 +482,13 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
             # outside a submission only engine configs get more than a syntax check (and, as
             # every file read, the credential scan), and application tags (CloudFormation's
             # !Ref) are theirs to use.
+            # A YAML that names no engine setting at all (a tool's config, a CI workflow, test
+            # data) is no serving file: no COV001, as a directory run, which drops it, says nothing.
+            engine_like = engine_like_keys(sub.configs[0].root)
             _scan_only(sub, [c.root for c in sub.configs if c.root is not None])
             sub.configs.clear()
-            sub.unknown_yaml = _file_span(display)
+            if engine_like:
+                sub.unknown_yaml, sub.engine_like_yaml = _file_span(display), True
             sub.findings = [f for f in sub.findings if not f.message.startswith(TAG_MESSAGE)]
     return sub
 
@@ -499,7 +507,27 @@ ENGINE_CONFIG_KEYS = {
 }
 
 
+def engine_like_keys(root: YNode | None) -> bool:
+    """Whether a YAML mapping has a top-level key spelled as an SGLang or vLLM flag (with ``-`` or
+    ``_``, rules/flags) or a TensorRT-LLM LLM API key (knowledge.llmapi), other than a plain word
+    any YAML may hold (``name``, ``model``, ``port`` ...: keys without ``-`` or ``_``)."""
+    if not isinstance(root, YMap):
+        return False
+    other = other_engine_keys(knowledge())
+    markers = llm_api_markers()
+    for k, _ in root.items:
+        key = k.value.replace("-", "_") if isinstance(k.value, str) else None
+        if key and "_" in key and (key in other or key in markers):
+            return True
+    return False
+
+
 def looks_like_engine_config(root: YNode | None) -> bool:
-    """Whether a parsed YAML is a mapping with a top-level key only engine configs have (ENGINE_CONFIG_KEYS)."""
-    return isinstance(root, YMap) and any(isinstance(k.value, str) and k.value in ENGINE_CONFIG_KEYS
-                                          for k, _ in root.items)
+    """Whether a parsed YAML is a mapping with a top-level key only engine configs have: an SGLang /
+    vLLM config key or a disaggregated server key (ENGINE_CONFIG_KEYS), or any key of TensorRT-LLM's
+    LLM API but its plain words (knowledge.llmapi.llm_api_markers: from its LlmArgs schema)."""
+    if not isinstance(root, YMap):
+        return False
+    markers = llm_api_markers()
+    return any(isinstance(k.value, str) and (k.value in ENGINE_CONFIG_KEYS or k.value in markers)
+               for k, _ in root.items)

@@ -50,7 +50,7 @@ def _engine_of(dep: Deployment, sub: Submission, kb: Knowledge) -> str | None:
                             f"({', '.join(sorted({str(p.engine) for p in engines}))}); a submission serves with one")
         return name
     name = _engine_from_flags(sub, kb)
-    if name is None and any(trtllm_keys(c.root) for c in sub.configs):
+    if name is None and any(trtllm_keys(c.root, kb) for c in sub.configs):
         name = "trtllm"
     return name
 

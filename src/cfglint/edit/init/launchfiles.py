@@ -7,6 +7,7 @@ import os
 
 from ...deploy.extract import is_server_config
 from ...knowledge import Knowledge
+from ...knowledge.llmapi import trtllm_only
 from ...load.submission import Submission, load_file, load_yaml, looks_like_engine_config, read_file, role_from_name
 from ...read.paths import display_path
 from ...read.yamlsrc import YMap
@@ -27,22 +28,16 @@ def classify(path: str, root, used: bool) -> str | None:
     if lower.endswith((".yaml", ".yml")) and _is_k8s(root):
         return "deploy"
     if lower.endswith((".yaml", ".yml")) and not _is_k8s(root):
-        if used or looks_like_engine_config(root) or is_server_config(root) or trtllm_keys(root):
+        if used or looks_like_engine_config(root) or is_server_config(root):
             return "configs"
     return None
 
 
-def trtllm_keys(root) -> bool:
-    """Whether an engine YAML has a key only TensorRT-LLM's LLM API reads (llm_args.py)."""
-    return isinstance(root, YMap) and any(isinstance(k.value, str) and k.value in TRTLLM_ONLY_KEYS
-                                          for k, _ in root.items)
-
-
-# Top-level keys of TensorRT-LLM's LLM API (tensorrt_llm/llmapi/llm_args.py TorchLlmArgs) that
-# no SGLang or vLLM flag is named after: an engine YAML holding one is TensorRT-LLM's.
-TRTLLM_ONLY_KEYS = frozenset({"moe_expert_parallel_size", "enable_attention_dp", "kv_cache_config",
-                              "cache_transceiver_config", "moe_config", "cuda_graph_config",
-                              "disable_overlap_scheduler", "enable_autotuner"})
+def trtllm_keys(root, kb: Knowledge) -> bool:
+    """Whether an engine YAML has a key only TensorRT-LLM's LLM API reads (its LlmArgs keys that no
+    SGLang or vLLM flag is named after: knowledge.llmapi.trtllm_only)."""
+    only = trtllm_only(kb)
+    return isinstance(root, YMap) and any(isinstance(k.value, str) and k.value in only for k, _ in root.items)
 
 
 def _declared_roles(manifest: dict) -> dict[str, str]:

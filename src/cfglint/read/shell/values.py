@@ -57,7 +57,10 @@ class Values:
     def pieces(self, node) -> list[_Piece]:
         """The value of one word node as pieces (variables, defaults and positionals resolved)."""
         t = node.type
-        if t in ("word", "number"):
+        # a variable_name among a value's words is text: tree-sitter-bash reads the default of
+        # ${M:-deepseek-ai/x} as the name 'deepseek' then the word '-ai/x' (a `$name` is a
+        # simple_expansion, never a bare variable_name)
+        if t in ("word", "number", "variable_name"):
             return [_Piece(_ESCAPED.sub(r"\1", self.src(node)), self.pos.span(node))]
         if t == "raw_string":
             sp = self.pos.span(node)
@@ -137,8 +140,9 @@ class Values:
             for child in kids[2:]:
                 default.extend(self.pieces(child))
             if not default:
-                sp = self.pos.span(kids[1])
-                default = [_Piece("", Span(sp.path, sp.end_line, sp.end_col, sp.end_line, sp.end_col))]
+                # ${X-} / ${X:-}: X from the environment, else nothing; the file does not set X,
+                # so what it holds is known only at run time (not the empty string)
+                default = self.unknown(node)
             if op in (":=", "=") and not name.isdigit():
                 self.vars[name] = list(default)
             return default
