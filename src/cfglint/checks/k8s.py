@@ -101,6 +101,11 @@ def check_gpu_resources(ctx: Context):
         count = _gpu_count(c)
         where = f"{c.group.kind} {c.group.name}".strip()
         engines = "an engine that needs" if len(needs) == 1 else f"{len(needs)} engines that need"
+        if count is None and c.group.gpus_elsewhere:
+            ctx.not_checked("GPUs per pod (K8S001)", f"the {c.group.kind}'s pods get their GPUs from "
+                                                     f"{c.group.gpus_elsewhere}, not from this file",
+                            c.group.kind_span)
+            continue
         if count is None:
             if need >= 1:
                 name = c.node.get("name")
@@ -221,6 +226,16 @@ def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
     if c.group.operator == "dynamo":
         # the Dynamo operator mounts a tmpfs at /dev/shm itself (8Gi by default, spec sharedMemory):
         # ai-dynamo/dynamo deploy/operator/api/v1alpha1/dynamocomponentdeployment_types.go (SharedMemory)
+        return True, None, None
+    if c.group.operator == "kserve" and c.node.get("command") is None and c.name == "main":
+        # the preset KServe merges into the main container mounts a memory emptyDir at /dev/shm
+        # (kserve/kserve config/llmisvcconfig/config-llm-template.yaml @ aaac4e294dae: volume dshm,
+        # medium Memory, sizeLimit 1Gi)
+        return True, None, None
+    if c.group.kind == "RayClusterFleet" and c.node.get("volumeMounts") is None:
+        # KubeRay mounts a memory emptyDir at /dev/shm in the Ray container of every head and worker
+        # pod (ray-project/kuberay ray-operator/controllers/ray/common/pod.go, addEmptyDir with
+        # SharedMemoryVolumeName "shared-mem" at SharedMemoryVolumeMountPath "/dev/shm")
         return True, None, None
     ipc = spec.get("hostIPC")
     if isinstance(ipc, YScalar) and ipc.value is True:
