@@ -60,6 +60,30 @@ def _probe_at_arg(text: str, line: int, col: int) -> tuple[str, str]:
     return _insert(text, line, col, PROBE + " "), "word"
 
 
+def _probe_after_launcher(text: str, p, sub) -> tuple[str | None, str]:
+    """A launch with no flag on its command line: the probe right after the launcher's last word
+    on the launch line (``python3 -m dynamo.frontend``), or, for a Kubernetes container whose
+    launch is an operator's preset (KServe's ``main``), as the container's ``args``."""
+    c = p.pod
+    if c is not None and c.node.get("command") is None and c.node.get("args") is None:
+        name = c.node.get("name")
+        if name is None:
+            return None, "no place for a probe"
+        line = name.span.line
+        lines = text.split("\n")
+        src = lines[line - 1]
+        indent = src[:src.index("name")]
+        indent = indent.replace("-", " ")
+        return "\n".join(lines[:line] + [f"{indent}args: [\"{PROBE}\"]"] + lines[line:]), "container args"
+    last = p.launcher.split()[-1]
+    lines = text.split("\n")
+    src = lines[p.span.line - 1] if 0 < p.span.line <= len(lines) else ""
+    at = src.find(last, p.span.col - 1)
+    if at < 0:
+        return None, "no place for a probe"
+    return _insert(text, p.span.line, at + len(last) + 1, " " + PROBE), "after the launcher"
+
+
 def launches(path: Path) -> list[Launch]:
     """Every launch cfglint extracts from ``path`` (linted on its own), each with the file's
     text carrying one bogus flag for it."""
@@ -80,10 +104,19 @@ def launches(path: Path) -> list[Launch]:
             if key in seen:
                 continue
             seen.add(key)
-            probed, how = _probe_at_arg(text, first.span.line, first.span.col)
+            src = text.split("\n")[first.span.line - 1]
+            last = p.launcher.split()[-1]
+            if re.match(r"^\s*- ?[\"']$", src[:first.span.col]) and last in src[first.span.col:]:
+                # the whole script is one quoted list item (sh -c "python3 -m ... --flag"), placed as
+                # one word: the probe goes inside it, after the launcher
+                at = src.index(last, first.span.col) + len(last)
+                probed, how = _insert(text, first.span.line, at + 1, " " + PROBE), "inside a quoted script item"
+            else:
+                probed, how = _probe_at_arg(text, first.span.line, first.span.col)
             out.append(Launch(p.launcher, p.span.line, probed, how))
         else:
-            out.append(Launch(p.launcher, p.span.line, None, "no flag on its command line"))
+            probed, how = _probe_after_launcher(text, p, sub)
+            out.append(Launch(p.launcher, p.span.line, probed, how))
     return out
 
 

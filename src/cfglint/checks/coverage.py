@@ -73,6 +73,7 @@ def _launch_gaps(ctx: Context) -> None:
         ctx.not_checked(f"every launch check for {os.path.basename(display)}",
                         f"no engine launch recognised in it (known launchers: {LAUNCHERS_HINT})",
                         Span(display, 1, 1, 1, 1))
+    _container_gaps(ctx)
     for loc in unrecognised:
         why = "its program or module is a shell variable, known only at run time" if "$" in loc.value else \
             f"known launchers: {LAUNCHERS_HINT}"
@@ -104,6 +105,32 @@ def _launch_gaps(ctx: Context) -> None:
             else:
                 why = "the engine config is referenced but not published with the submission"
             ctx.not_checked(f"settings in {ref.value} ({p.launcher})", why, ref.span)
+
+
+def _container_gaps(ctx: Context) -> None:
+    """A Kubernetes container given accelerators (nvidia.com/gpu, amd.com/gpu, a TPU or NPU
+    resource) that starts no engine cfglint recognises: what it runs is not checked (a script of
+    the image or a ConfigMap, a launcher cfglint does not know), and the note says what it runs."""
+    from .k8s import OTHER_ACCELERATORS
+
+    started = {id(p.pod) for p in ctx.deployment.processes if p.pod is not None}
+    seen: set[int] = set()
+    for _display, parsed, _role, is_args in ctx.sub.launches:
+        for cmd in getattr(parsed, "commands", None) or ():
+            c = cmd.origin
+            if c is None or id(c) in seen or id(c) in started or not hasattr(c, "gpus") or c.group.part == "worker":
+                continue   # a worker pod joins its leader's engine (Ray, LWS): checked with the leader's
+            seen.add(id(c))
+            res = c.node.get("resources")
+            named = [k.value for part in ("limits", "requests")
+                     for k, _v in (getattr(res.get(part), "items", None) or [] if hasattr(res, "get") else [])
+                     if isinstance(k.value, str)]
+            if not c.gpus and not any(OTHER_ACCELERATORS.match(n) for n in named):
+                continue
+            runs = " ".join(" ".join(w.text for w in cmd.words[:4]).split())[:80] or f"the entrypoint of {c.image.value if c.image else '?'}"
+            ctx.not_checked(f"every launch check for container {c.name or '?'} of {c.group.kind} {c.group.name}".rstrip(),
+                            f"it is given accelerators but starts no engine launch cfglint recognises (it runs {runs}; "
+                            f"known launchers: {LAUNCHERS_HINT})", cmd.words[0].span if cmd.words else cmd.span)
 
 
 def _k8s_gaps(ctx: Context) -> None:
