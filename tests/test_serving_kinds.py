@@ -197,3 +197,19 @@ def test_a_service_persistent_volume_or_pod_monitor_is_no_gap():
     assert not any("no schema for" in g for g in gaps), gaps
     gaps = _gaps(_corpus("001-lws-tensorrt-llm-lws/lws.yaml"))
     assert not any("v1/Service" in g for g in gaps)
+
+
+# -- Helm chart templates ----------------------------------------------------------------------
+HELM = "058-aibrix-templates-sglang-disaggregated/sglang-disaggregated.yaml"
+
+
+def test_a_helm_chart_template_is_a_note_not_a_syntax_error(tmp_path):
+    found = _lint(_corpus(HELM))
+    assert not _rules(found, "IO001")
+    assert any("Helm chart template" in g and "helm template" in g for g in _gaps(_corpus(HELM)))
+    # the same file without its template actions, broken in one place, is a syntax error again
+    text = _corpus(HELM).read_text(encoding="utf-8")
+    plain = "\n".join(line for line in text.split("\n") if "{{" not in line)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(plain.replace("kind: StormService", "kind: StormService\n  - x: [", 1), encoding="utf-8")
+    assert _rules(_lint(broken), "IO001")

@@ -156,6 +156,10 @@ def coverage_note(ctx: Context) -> Finding | None:
                         "no key marks it as an engine config, so only its YAML syntax was checked; an engine YAML "
                         "is typed by its use: list it under files.configs of a submission whose launch passes it "
                         "with --config / --extra_llm_api_options / --extra-engine-args", ctx.sub.unknown_yaml)
+    for span in ctx.sub.templates:
+        ctx.not_checked(f"every check of {os.path.basename(span.path)}",
+                        "it is a Helm chart template (Go template actions such as {{- if ... }} and {{ .Values ... }}): "
+                        "it is YAML only once rendered; lint the output of `helm template`", span)
     _launch_gaps(ctx)
     _k8s_gaps(ctx)
     if not ctx.gaps:
