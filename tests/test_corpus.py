@@ -107,7 +107,8 @@ def test_a_service_or_volume_is_no_gap_and_a_serving_kind_is_read():
 def _explains(gap: str, line: int) -> bool:
     """A COV001 gap that says why a launch's flags are not read: its launcher, arguments or
     kind not read, or a gap placed at the launch's line."""
-    return any(w in gap for w in ("not recognised", "no engine launch", "Helm chart template", "not modelled", "adds (", "flags", f"line {line}", "cannot"))
+    return any(w in gap for w in ("not recognised", "no engine launch", "Helm chart template", "not modelled", "adds (",
+                                  "no flag list", f"at line {line}", "cannot be read"))
 
 
 # -- the probe ------------------------------------------------------------------------------
