@@ -213,3 +213,28 @@ def test_a_helm_chart_template_is_a_note_not_a_syntax_error(tmp_path):
     broken = tmp_path / "broken.yaml"
     broken.write_text(plain.replace("kind: StormService", "kind: StormService\n  - x: [", 1), encoding="utf-8")
     assert _rules(_lint(broken), "IO001")
+
+
+# -- accelerators that are not GPUs, containers that start no known launch ----------------------
+TPU = "049-lws-tpu-lws/lws.yaml"
+TRITON = "001-lws-tensorrt-llm-lws/lws.yaml"
+
+
+def test_a_tpu_pod_is_a_note_and_the_same_pod_with_too_few_gpus_is_k8s001(tmp_path):
+    # 4 TPU chips per pod x 4 pods for TP 16: GPU counts are not TPU counts (a note, no K8S001)
+    assert not _rules(_lint(_corpus(TPU)), "K8S001")
+    assert any("google.com/tpu" in g and "GPUs per pod (K8S001)" in g for g in _gaps(_corpus(TPU)))
+    gpus = _changed(TPU, 'google.com/tpu: "4"', 'nvidia.com/gpu: "2"', tmp_path, count=2)
+    k = _rules(_lint(gpus), "K8S001")
+    assert len(k) == 1 and "TP 16" in k[0][4], k
+
+
+def test_a_container_given_gpus_that_runs_no_known_launcher_says_so(tmp_path):
+    # Triton's TensorRT-LLM server.py leader: not a launcher cfglint reads, named in COV001
+    gaps = _gaps(_corpus(TRITON))
+    assert any("container leader of LeaderWorkerSet tensorrt" in g and "python3 ./server.py" in g for g in gaps), gaps
+    # the worker pod joins the leader's engine: no note of its own
+    assert not any("container worker of" in g for g in gaps)
+    # the same container without GPUs is not a serving container: no note
+    bare = _changed(TRITON, 'nvidia.com/gpu: "8"', 'cpu: "8"', tmp_path, count=_corpus(TRITON).read_text().count('nvidia.com/gpu: "8"'))
+    assert not any("container leader" in g for g in _gaps(bare))
