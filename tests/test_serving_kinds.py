@@ -238,3 +238,16 @@ def test_a_container_given_gpus_that_runs_no_known_launcher_says_so(tmp_path):
     # the same container without GPUs is not a serving container: no note
     bare = _changed(TRITON, 'nvidia.com/gpu: "8"', 'cpu: "8"', tmp_path, count=_corpus(TRITON).read_text().count('nvidia.com/gpu: "8"'))
     assert not any("container leader" in g for g in _gaps(bare))
+
+
+# -- vLLM workers that share a GPU by design ----------------------------------------------------
+SHARED_GPU = "112-vllm-disagg-encoder-1e1p1d/disagg_1e1p1d_example.sh"
+
+
+def test_vllm_workers_sharing_a_gpu_within_its_memory_are_not_top003(tmp_path):
+    # the encoder (--gpu-memory-utilization 0.0) and the prefill worker (0.7) share GPU 2 on purpose
+    assert not _rules(_lint(_corpus(SHARED_GPU)), "TOP003")
+    # the encoder asking for half of the GPU too: 0.5 + 0.7 > 1, they do not fit
+    bad = _changed(SHARED_GPU, "--gpu-memory-utilization 0.0", "--gpu-memory-utilization 0.5", tmp_path)
+    top = _rules(_lint(bad), "TOP003")
+    assert len(top) == 1 and "GPU 2 is given to two workers" in top[0][4], top
