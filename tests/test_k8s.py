@@ -192,10 +192,10 @@ def test_gke_driver_host_path_is_standard_but_a_home_directory_is_not(tmp_path):
 def test_a_recognised_kind_that_is_not_modelled_is_a_partial_note(tmp_path):
     sub = copy_submission(SINGLE, tmp_path)
     manifest = sub / "deployment.yaml"
-    manifest.write_text(manifest.read_text(encoding="utf-8") + "---\napiVersion: serving.kserve.io/v1alpha1\n"
-                        "kind: LLMInferenceService\nmetadata:\n  name: x\nspec: {}\n", encoding="utf-8")
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "---\napiVersion: serving.kserve.io/v1beta1\n"
+                        "kind: InferenceService\nmetadata:\n  name: x\nspec: {}\n", encoding="utf-8")
     cov = only(lint(sub, coverage=True), "COV001")
-    assert cov and "LLMInferenceService is recognised but not modelled (partial)" in cov[0][4]
+    assert cov and "InferenceService is recognised but not modelled (partial)" in cov[0][4]
 
 
 def test_a_kustomize_overlay_is_a_partial_note(tmp_path):

@@ -221,7 +221,10 @@ def test_sglang_launch_router_is_a_router_not_an_instance(tmp_path):
     text = (d / "run.sh").read_text()
     (d / "run.sh").write_text(text + "python3 -m sglang_router.launch_router --worker-urls http://127.0.0.1:30000 "
                                      "--policy cache_aware &\n")
-    assert lint(d, coverage=True) == []
+    found = lint(d, coverage=True)
+    # no instance, no TOP finding; its flags are not checked (no flag list of the router), and said so
+    assert [f[0] for f in found] == ["COV001"]
+    assert "flags of python3 -m sglang_router.launch_router (FLG001): cfglint holds no flag list" in found[0][4]
 
 
 # -- wrappers around a published launch ------------------------------------------------------

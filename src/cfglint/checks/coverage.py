@@ -75,6 +75,7 @@ def _launch_gaps(ctx: Context) -> None:
                         Span(display, 1, 1, 1, 1))
     benchmarks = {" ".join(p) for p in (ctx.kb.engines.get("launchers") or {}).get("engine_benchmarks") or []
                   if isinstance(p, list)}
+    _container_gaps(ctx)
     for loc in unrecognised:
         why = "its program or module is a shell variable, known only at run time" if "$" in loc.value else \
             ("a benchmark that runs the engine in its own process; cfglint holds no list of its flags "
@@ -112,6 +113,32 @@ def _launch_gaps(ctx: Context) -> None:
             ctx.not_checked(f"settings in {ref.value} ({p.launcher})", why, ref.span)
 
 
+def _container_gaps(ctx: Context) -> None:
+    """A Kubernetes container given accelerators (nvidia.com/gpu, amd.com/gpu, a TPU or NPU
+    resource) that starts no engine cfglint recognises: what it runs is not checked (a script of
+    the image or a ConfigMap, a launcher cfglint does not know), and the note says what it runs."""
+    from .k8s import OTHER_ACCELERATORS
+
+    started = {id(p.pod) for p in ctx.deployment.processes if p.pod is not None}
+    seen: set[int] = set()
+    for _display, parsed, _role, is_args in ctx.sub.launches:
+        for cmd in getattr(parsed, "commands", None) or ():
+            c = cmd.origin
+            if c is None or id(c) in seen or id(c) in started or not hasattr(c, "gpus") or c.group.part == "worker":
+                continue   # a worker pod joins its leader's engine (Ray, LWS): checked with the leader's
+            seen.add(id(c))
+            res = c.node.get("resources")
+            named = [k.value for part in ("limits", "requests")
+                     for k, _v in (getattr(res.get(part), "items", None) or [] if hasattr(res, "get") else [])
+                     if isinstance(k.value, str)]
+            if not c.gpus and not any(OTHER_ACCELERATORS.match(n) for n in named):
+                continue
+            runs = " ".join(" ".join(w.text for w in cmd.words[:4]).split())[:80] or f"the entrypoint of {c.image.value if c.image else '?'}"
+            ctx.not_checked(f"every launch check for container {c.name or '?'} of {c.group.kind} {c.group.name}".rstrip(),
+                            f"it is given accelerators but starts no engine launch cfglint recognises (it runs {runs}; "
+                            f"known launchers: {LAUNCHERS_HINT})", cmd.words[0].span if cmd.words else cmd.span)
+
+
 def _k8s_gaps(ctx: Context) -> None:
     """Kubernetes kinds cfglint recognises but does not model (serving operators' custom
     resources, kustomize overlays): what they launch is not checked (partial)."""
@@ -137,6 +164,10 @@ def coverage_note(ctx: Context) -> Finding | None:
                         ", so only its YAML syntax was checked; an engine YAML is typed by its use: list it under "
                         "files.configs of a submission whose launch passes it with --config / "
                         "--extra_llm_api_options / --extra-engine-args", ctx.sub.unknown_yaml)
+    for span in ctx.sub.templates:
+        ctx.not_checked(f"every check of {os.path.basename(span.path)}",
+                        "it is a Helm chart template (Go template actions such as {{- if ... }} and {{ .Values ... }}): "
+                        "it is YAML only once rendered; lint the output of `helm template`", span)
     _launch_gaps(ctx)
     _k8s_gaps(ctx)
     if not ctx.gaps:

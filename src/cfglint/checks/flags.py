@@ -122,6 +122,10 @@ def check_unknown_flags(ctx: Context):
     for p in ctx.deployment.processes:
         regs = _registries(ctx, p)
         if regs is None:
+            if p.args and not p.synthetic:   # a launch whose flags no registry holds: said so, not passed
+                ctx.not_checked(f"flags of {p.launcher} (FLG001)",
+                                "cfglint holds no flag list of this launcher, so its flags are not checked",
+                                p.args[0].span)
             continue
         across = _registries(ctx, p, across=True)
         pinned = {r.name: p.releases.get(r.name.split(".", 1)[0]) for r in regs}

@@ -109,6 +109,35 @@ def k8s_container_paths(ctx: Context) -> set[tuple[str, int, int]]:
     return out
 
 
+# KServe mounts the model its storage initializer fetched at /mnt/models in the serving
+# container (kserve/kserve pkg/constants/constants.go DefaultModelLocalMountPath, @ aaac4e294dae)
+KSERVE_MODEL_MOUNT = "/mnt/models"
+
+
+def k8s_mounts(ctx: Context) -> dict[str, tuple[list[str], list[str]]]:
+    """Per manifest file: (targets, sources) of its containers' mounts: every
+    ``volumeMounts[].mountPath`` (and KServe's model mount in a serving.kserve.io object) is a
+    path inside the container, every hostPath volume's ``path`` the node's."""
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    for display, obj in ctx.sub.k8s_objects:
+        targets, sources = out.setdefault(display, ([], []))
+        api = obj.get("apiVersion")
+        if isinstance(api, YScalar) and str(api.value).startswith("serving.kserve.io/"):
+            targets.append(KSERVE_MODEL_MOUNT)
+        for n in nodes(obj):
+            if not isinstance(n, YMap):
+                continue
+            mount = n.get("mountPath")
+            if isinstance(mount, YScalar) and isinstance(mount.value, str) and mount.value.startswith("/") \
+                    and posixpath.normpath(mount.value) != "/":
+                targets.append(posixpath.normpath(mount.value))
+            host = n.get("hostPath")
+            path = host.get("path") if isinstance(host, YMap) else None
+            if isinstance(path, YScalar) and isinstance(path.value, str) and path.value.startswith("/"):
+                sources.append(posixpath.normpath(path.value))
+    return out
+
+
 @lru_cache(maxsize=8)
 def _path_literals(prefixes: tuple, components: tuple) -> frozenset[str] | None:
     """What a line must hold for RED001 to find a path in it: '/' and the first name of a host
@@ -209,8 +238,11 @@ def check_host_paths(ctx: Context):
                 if why is None:
                     continue
                 if not mounted:
-                    mounted[:] = [mounts(ctx), k8s_container_paths(ctx)]
+                    mounted[:] = [mounts(ctx), k8s_container_paths(ctx), k8s_mounts(ctx)]
                 targets, sources = mounted[0].get(tf.display, ([], []))
+                k8s_targets, k8s_sources = mounted[2].get(tf.display, ([], []))
+                if k8s_targets and _under(normalized, k8s_targets) and not _under(normalized, k8s_sources):
+                    continue  # under a Kubernetes container's mountPath: the container's own path
                 if targets and _under(normalized, targets) and not _under(normalized, sources):
                     continue  # inside a container this file starts: -v ${PWD}:/mnt ... /mnt/model
                 if (tf.display, lineno, start + 1) in mounted[1]:

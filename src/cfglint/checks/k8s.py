@@ -47,6 +47,24 @@ def quantity(text) -> int | None:
     return int(float(m.group(1)) * _UNITS.get(m.group(2) or "", 1))
 
 
+# extended resources of accelerators that are not GPUs (TPUs, NPUs): Google Cloud TPU
+# (cloud.google.com/kubernetes-engine/docs/how-to/tpus: google.com/tpu), Huawei Ascend device
+# plugin (huawei.com/Ascend910, huawei.com/Ascend310P ...), Intel Gaudi (habana.ai/gaudi),
+# AWS Neuron (aws.amazon.com/neuron, neuroncore)
+OTHER_ACCELERATORS = re.compile(r"^(google\.com/tpu|huawei\.com/[Aa]scend\S*|habana\.ai/gaudi|aws\.amazon\.com/neuron\S*)$")
+
+
+def _other_accelerators(c: Container) -> Located | None:
+    """The first non-GPU accelerator resource the container asks for (its key), or None."""
+    res = c.node.get("resources")
+    for part in ("limits", "requests"):
+        m = res.get(part) if isinstance(res, YMap) else None
+        for k, _v in m.items if isinstance(m, YMap) else []:
+            if isinstance(k.value, str) and OTHER_ACCELERATORS.match(k.value):
+                return Located(k.value, k.span)
+    return None
+
+
 def _gpu_count(c: Container) -> tuple[str, Located] | None:
     """(resource, count) a container is given: its limit, else its request."""
     for res, (lim, req) in c.gpus.items():
@@ -101,6 +119,17 @@ def check_gpu_resources(ctx: Context):
         count = _gpu_count(c)
         where = f"{c.group.kind} {c.group.name}".strip()
         engines = "an engine that needs" if len(needs) == 1 else f"{len(needs)} engines that need"
+        if count is None and c.group.gpus_elsewhere:
+            ctx.not_checked("GPUs per pod (K8S001)", f"the {c.group.kind}'s pods get their GPUs from "
+                                                     f"{c.group.gpus_elsewhere}, not from this file",
+                            c.group.kind_span)
+            continue
+        other = _other_accelerators(c) if count is None else None
+        if other is not None:
+            ctx.not_checked("GPUs per pod (K8S001)", f"container {c.name or '?'} asks for {other.value}, an "
+                                                     "accelerator other than nvidia.com/gpu or amd.com/gpu: its "
+                                                     "count against TP x PP is not checked", other.span)
+            continue
         if count is None:
             if need >= 1:
                 name = c.node.get("name")
@@ -242,6 +271,16 @@ def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
     if c.group.operator == "dynamo":
         # the Dynamo operator mounts a tmpfs at /dev/shm itself (8Gi by default, spec sharedMemory):
         # ai-dynamo/dynamo deploy/operator/api/v1alpha1/dynamocomponentdeployment_types.go (SharedMemory)
+        return True, None, None
+    if c.group.operator == "kserve" and c.node.get("command") is None and c.name == "main":
+        # the preset KServe merges into the main container mounts a memory emptyDir at /dev/shm
+        # (kserve/kserve config/llmisvcconfig/config-llm-template.yaml @ aaac4e294dae: volume dshm,
+        # medium Memory, sizeLimit 1Gi)
+        return True, None, None
+    if c.group.kind == "RayClusterFleet" and c.node.get("volumeMounts") is None:
+        # KubeRay mounts a memory emptyDir at /dev/shm in the Ray container of every head and worker
+        # pod (ray-project/kuberay ray-operator/controllers/ray/common/pod.go, addEmptyDir with
+        # SharedMemoryVolumeName "shared-mem" at SharedMemoryVolumeMountPath "/dev/shm")
         return True, None, None
     ipc = spec.get("hostIPC")
     if isinstance(ipc, YScalar) and ipc.value is True:

@@ -29,10 +29,13 @@ def _is_object(root) -> bool:
     "(orchestration.aibrix.ai/v1alpha1), LLMInferenceService (serving.kserve.io v1alpha1, v1alpha2) "
     "and VLLMRuntime (production-stack.vllm.ai/v1alpha1); their pod templates are checked as "
     "Kubernetes pod templates. Workload API versions Kubernetes removed (apps/v1beta2 Deployment) "
-    "are reported with the version to use. An object of another kind or version (nvidia.com/v1beta1 "
-    "DynamoGraphDeployment among them: no published schema of it was read) is reported as not "
-    "checked (COV001), and so is a deploy-time placeholder (`${REPLICAS}`, `{{ .Values.port }}`, "
-    "`<port>`) where the schema wants a number. Value rules the schema does not state (CEL rules, "
+    "are reported with the version to use. An object of another kind or version that runs "
+    "containers (nvidia.com/v1beta1 DynamoGraphDeployment, KServe LLMInferenceServiceConfig and "
+    "ServingRuntime, AIBrix RayClusterFleet among them: no published schema of it was read) is "
+    "reported as not checked (COV001), and so is a deploy-time placeholder (`${REPLICAS}`, "
+    "`{{ .Values.port }}`, `<port>`) where the schema wants a number; an object that runs no "
+    "container (a Service, ConfigMap, PersistentVolume, PodMonitor) is not a serving object: it is "
+    "neither validated nor a note. Value rules the schema does not state (CEL rules, "
     "name formats, quantities' syntax) are not checked.",
     ("kubernetes/kubernetes api/openapi-spec/swagger.json at v1.37.0 (via kubernetes-validate 1.37.0's JSON Schema "
      "conversion); schemas/k8s/core.json",

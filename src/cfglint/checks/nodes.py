@@ -174,6 +174,14 @@ def check_nodes(ctx: Context):
             key = (p.device_list.span.path, node, dev)
             if key in seen and seen[key] is not p:
                 other = seen[key]
+                shared = _memory_shares(p, other)
+                if shared == "fits":
+                    continue   # the engine's own way to share a GPU: each instance takes its fraction
+                if shared == "unknown":
+                    ctx.not_checked("GPU sharing (TOP003)", f"two vLLM workers are given GPU {dev}, and what share of "
+                                                            f"its memory each takes (--gpu-memory-utilization) is "
+                                                            f"known only at run time", p.device_list.span)
+                    break
                 yield Finding("TOP003", f"GPU {dev} is given to two workers started from {p.device_list.span.path} "
                                         f"(also {here(other.device_list.span)})", p.device_list.span,
                               related=[(other.device_list.span, f"CUDA_VISIBLE_DEVICES={other.device_list.value}")])
@@ -218,6 +226,22 @@ def _commented_node(lines: list[str] | None, line: int) -> tuple:
             return ("commented node", (m.group("on") or m.group("kind") or m.group("n") or m.group("name")).lower())
         i -= 1
     return ()
+def _memory_shares(a, b) -> str | None:
+    """Two vLLM workers given the same GPU: "fits" when their --gpu-memory-utilization add up to
+    at most 1 (vLLM's fraction is per instance, meant for sharing a GPU: vllm/config/cache.py
+    gpu_memory_utilization, "if you have two vLLM instances running on the same GPU, you can set
+    the GPU memory utilization to 0.5 for each instance", @ 0.33.0), "unknown" when a fraction is
+    a value known only at run time, None otherwise (another engine, a fraction left at its default)."""
+    if a.engine != "vllm" or b.engine != "vllm":
+        return None
+    if "mem_fraction" in a.unknown or "mem_fraction" in b.unknown:
+        return "unknown"
+    fa, fb = a.settings.get("mem_fraction"), b.settings.get("mem_fraction")
+    try:
+        total = float(fa.value) + float(fb.value) if fa is not None and fb is not None else None
+    except (TypeError, ValueError):
+        return None
+    return "fits" if total is not None and total <= 1.0 else None
 
 
 def _container_gpus(text: str) -> int | None:

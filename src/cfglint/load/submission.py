@@ -87,6 +87,9 @@ class Submission:
     # not modelled, with the span of their kind (COV001 says they were not checked)
     k8s_objects: list[tuple[str, YMap]] = field(default_factory=list)
     k8s_not_modelled: list[tuple[str, Span]] = field(default_factory=list)
+    # Helm chart templates (Go template actions that make a file YAML only once rendered): the
+    # span of their first action; not parsed, COV001 says so
+    templates: list[Span] = field(default_factory=list)
 
     @property
     def has_manifest(self) -> bool:
@@ -332,12 +335,27 @@ def _without_manifest(sub: Submission, root: str) -> Submission:
     return sub
 
 
+# a Go template action of a Helm chart: a control action on a line of its own, or a reference to
+# the chart's values / helpers (helm.sh/docs/chart_template_guide/: {{ .Values.x }}, {{ include }},
+# {{- if }} ... {{- end }})
+_TEMPLATE_ACTION = re.compile(r"^[ \t]*\{\{-?\s*(?:if|else|end|range|with|define|template|include|/\*)\b|"
+                              r"\{\{-?\s*(?:\.Values|\.Release|\.Chart|include |template )", re.M)
+
+
 def _yaml_docs(tf: TextFile, sub: Submission) -> list[YNode] | None:
     """Every document of a YAML file (duplicates, tags and merges noted as for one), or None
     after an IO001 when it cannot be parsed."""
     try:
         docs = parse_yaml_all(tf.text, tf.display, keep_empty=True)
     except YamlError as err:
+        action = _TEMPLATE_ACTION.search(tf.text)
+        if action is not None:
+            # a Helm chart template ({{- if ... }}, {{ include ... }}, {{ .Values.x }}): YAML only once
+            # `helm template` renders it; not a syntax error of the file as published
+            line = tf.text.count("\n", 0, action.start()) + 1
+            col = action.start() - (tf.text.rfind("\n", 0, action.start()) + 1) + 1
+            sub.templates.append(Span(tf.display, line, col, line, col + 2))
+            return None
         sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: {err}", err.span or _file_span(tf.display),
                                     covers=digest(tf)))
         return None
@@ -355,7 +373,7 @@ def load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy:
 
     docs = _yaml_docs(tf, sub)
     if docs is None:
-        if not deploy:
+        if not deploy and not any(t.path == tf.display for t in sub.templates):
             sub.configs.append(ConfigFile(path=os.path.normpath(rel), display=tf.display, root=None, role=role))
         return
     if deploy or any(k8s.is_object(d) for d in docs):

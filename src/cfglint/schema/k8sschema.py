@@ -50,6 +50,15 @@ SCHEMAS: dict[tuple[str, str], tuple[str, str]] = {
     ("production-stack.vllm.ai/v1alpha1", "VLLMRuntime"): ("production-stack.vllm.ai_v1alpha1_vllmruntime.json", ""),
 }
 
+# Serving kinds cfglint reads (cfglint.read.k8s.kinds) but holds no schema file of: never "did you
+# mean" another kind of their group; "no schema" (COV001) instead. Sources: kserve/kserve
+# config/crd/full/llmisvc/serving.kserve.io_llminferenceserviceconfigs.yaml and
+# config/crd/full/serving.kserve.io_{servingruntimes,clusterservingruntimes,inferenceservices}.yaml,
+# vllm-project/aibrix config/crd/orchestration/orchestration.aibrix.ai_rayclusterfleets.yaml.
+WITHOUT_SCHEMA = {(f"serving.kserve.io/{v}", "LLMInferenceServiceConfig") for v in ("v1alpha1", "v1alpha2")} | {
+    ("serving.kserve.io/v1alpha1", "ServingRuntime"), ("serving.kserve.io/v1alpha1", "ClusterServingRuntime"),
+    ("serving.kserve.io/v1beta1", "InferenceService"), ("orchestration.aibrix.ai/v1alpha1", "RayClusterFleet")}
+
 # Workload API versions Kubernetes no longer serves: (apiVersion, kind) -> (removed in, use instead).
 # Source: kubernetes.io/docs/reference/using-api/deprecation-guide/ ("v1.16": Deployment,
 # StatefulSet, DaemonSet and ReplicaSet in extensions/v1beta1, apps/v1beta1 and apps/v1beta2).
@@ -110,8 +119,10 @@ def validate_object(node: YNode | None, display: str, patch: bool = False) -> Ob
 
     Returns an :class:`ObjectFindings` (a list of :class:`~cfglint.model.Finding`, rule K8S004,
     each at the exact key or value). Its ``not_checked`` is set, and the list empty, when the
-    document is not an object with ``apiVersion`` and ``kind`` or cfglint has no schema for them
-    ("no schema for <apiVersion>/<kind>"): the caller reports that as COV001, never as a pass.
+    document is not an object with ``apiVersion`` and ``kind`` or cfglint has no schema for a
+    kind that holds containers ("no schema for <apiVersion>/<kind>"): the caller reports that as
+    COV001, never as a pass. An object of another kind that holds no container (a Service, a
+    ConfigMap, a PersistentVolume, a PodMonitor) starts nothing: it is neither validated nor a gap.
     A removed workload API version (``apps/v1beta2`` Deployment) and a kind its API group does
     not have are findings. ``patch``: the object is a kustomize patch (a fragment merged into
     another object), so a missing required field is not an error; unknown fields and wrong
@@ -136,10 +147,15 @@ def validate_object(node: YNode | None, display: str, patch: bool = False) -> Ob
                                                 f"use apiVersion: {use}", api_node.span)])
     if (api, kind) not in SCHEMAS:
         kinds = _kinds_of(api)
-        close = difflib.get_close_matches(kind, kinds, n=1, cutoff=0.75) if kinds else []
+        close = difflib.get_close_matches(kind, kinds, n=1, cutoff=0.75) if kinds and (api, kind) not in WITHOUT_SCHEMA \
+            else []
         if close:
             return ObjectFindings([Finding(RULE_ID, f"{api} has no kind {quote(kind)}; did you mean {quote(close[0])}?",
                                            kind_node.span)])
+        if not _runs_containers(node):
+            # a Service, ConfigMap, PersistentVolume, PodMonitor ...: not a serving object, nothing
+            # it holds starts an engine; K8S004 is about workloads, so there is no gap to report
+            return ObjectFindings()
         return ObjectFindings(not_checked=NotChecked(CHECK, f"no schema for {api}/{kind}", kind_node.span))
     file, _ = SCHEMAS[(api, kind)]
     from . import validation
@@ -167,6 +183,17 @@ def validate_object(node: YNode | None, display: str, patch: bool = False) -> Ob
     scalars = _scalars(node) if raw else {}
     return ObjectFindings(sorted((_worded(f, kind, scalars.get(f.span)) for f in raw), key=Finding.sort_key), schema=file,
                           partial=partial)
+
+
+def _runs_containers(root: YNode) -> bool:
+    """Whether an object holds containers anywhere (a pod template, a runtime's ``containers``):
+    a serving or workload object, whose schema matters to what runs."""
+    from ..read.yamlsrc import nodes
+
+    for n in nodes(root):
+        if isinstance(n, YMap) and any(k.value in ("containers", "initContainers") for k, _v in n.items):
+            return True
+    return False
 
 
 # a value filled in at deploy time: envsubst ${VAR} / $VAR, Helm or Jinja {{ ... }}, a <placeholder>

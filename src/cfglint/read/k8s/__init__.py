@@ -18,7 +18,7 @@ from ...model import Located, parse_int
 from ..shell import Command
 from ..yamlsrc import YMap, YNode, YSeq
 from .command import container_command
-from .kinds import NOT_MODELLED, OPERATOR_FLAGS, templates
+from .kinds import NOT_MODELLED, OPERATOR_FLAGS, PRESETS, templates
 from .model import Container, Manifest
 from .nodes import is_object, located, map_at, scalar_value
 
@@ -81,6 +81,8 @@ def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest
                 if g.gpu_limit is not None and not c.gpus:
                     c.gpus["nvidia.com/gpu"] = (g.gpu_limit, None)
                 cmd = container_command(c, lines, display)
+                if g.operator in PRESETS and (cmd is None or c.node.get("command") is None):
+                    cmd = PRESETS[g.operator](c, lines, display, cmd) or cmd
                 if cmd is not None and g.operator in OPERATOR_FLAGS:
                     OPERATOR_FLAGS[g.operator](cmd, g)
                 if cmd is None and c.image is not None:

@@ -131,6 +131,13 @@ def container_env(container: YMap, group: PodGroup, lines: list[str]) -> Env:
         else:
             index = "0" if n == 1 else f"<0..{n - 1}>"
         env.values["LWS_WORKER_INDEX"] = (index, at, None)
+        if group.kind == "RoleBasedGroup":
+            # v1alpha2's own names for the same values (sgl-project/rbg docs, v1alpha1 -> v1alpha2
+            # migration: LWS_LEADER_ADDRESS -> RBG_LWP_LEADER_ADDRESS, LWS_WORKER_INDEX ->
+            # RBG_LWP_WORKER_INDEX, LWS_GROUP_SIZE -> RBG_LWP_GROUP_SIZE; the leader is index 0)
+            for lws, rbg in (("LEADER_ADDRESS", "LEADER_ADDRESS"), ("GROUP_SIZE", "GROUP_SIZE"),
+                             ("WORKER_INDEX", "WORKER_INDEX")):
+                env.values["RBG_LWP_" + rbg] = env.values["LWS_" + lws]
     items = container.get("env")
     for item in items.items if isinstance(items, YSeq) else []:
         if not isinstance(item, YMap):

@@ -30,6 +30,13 @@ class PodGroup:
     containers: list | None = None     # the containers, when not spec.containers (Dynamo v1alpha1 mainContainer)
     gpu_limit: Located | None = None   # GPUs per pod given outside the container (Dynamo v1alpha1 resources.limits.gpu)
     operator: str | None = None        # "dynamo": the operator adds the multi-node flags itself
+    # "kserve": a container without a command runs the LLMInferenceService preset's vLLM launch
+    # (cfglint.read.k8s.kinds.kserve.preset_command); ``extra`` holds what it needs
+    extra: dict | None = None
+    # where the pods' GPUs are set when not in this object (a ServingRuntime's or an
+    # LLMInferenceServiceConfig's are the InferenceService's / LLMInferenceService's): K8S001
+    # then notes the count as not checked instead of reporting a pod that asks for none
+    gpus_elsewhere: str | None = None
 
     def pods_per_instance(self) -> int:
         """Pods one instance of the engine spans: the LWS group size, else 1."""

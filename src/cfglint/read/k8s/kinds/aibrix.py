@@ -1,5 +1,6 @@
 """AIBrix's StormService (orchestration.aibrix.ai/v1alpha1): ``replicas`` role sets of
-``template.spec.roles[]``, each role ``replicas`` instances of ``podGroupSize`` pods."""
+``template.spec.roles[]``, each role ``replicas`` instances of ``podGroupSize`` pods; and its
+RayClusterFleet: ``replicas`` Ray clusters, a head pod and worker pods each."""
 
 from __future__ import annotations
 
@@ -34,4 +35,42 @@ def storm_service(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
         n = parse_int(size.value) if size is not None else None
         out.append(PodGroup("StormService", str(rname.value) if rname else name, kspan, pod, total,
                             size if n and n > 1 else None, "all" if n and n > 1 else None, role_in_name(rname)))
+    return out
+
+
+def ray_cluster_fleet(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
+                      notes: list[tuple[str, Span]] | None) -> list[PodGroup]:
+    """An AIBrix RayClusterFleet (orchestration.aibrix.ai/v1alpha1): ``spec.replicas`` Ray
+    clusters of ``template.spec`` (a KubeRay RayClusterSpec): one head pod
+    (``headGroupSpec.template``) and ``replicas`` pods of each ``workerGroupSpecs[]`` template.
+    An engine started on the head with the Ray executor spans the head and every worker pod:
+    one instance of 1 + the workers' replicas pods (the head the leader, the Ray workers the
+    rest). Sources: vllm-project/aibrix api/orchestration/v1alpha1/rayclusterfleet_types.go
+    (RayClusterFleetSpec: Replicas, Template) @ e3e10f9e4aebe9aac5e7d992fb87d2648e01628b and
+    ray-project/kuberay ray-operator/apis/ray/v1/raycluster_types.go (HeadGroupSpec.Template,
+    WorkerGroupSpec.Replicas, WorkerGroupSpec.Template)."""
+    cluster = map_at(spec, "template", "spec")
+    if cluster is None:
+        return []
+    reps = located(spec.get("replicas"))
+    head = map_at(cluster, "headGroupSpec", "template", "spec")
+    workers: list[tuple[YMap, int, Located | None]] = []
+    groups = cluster.get("workerGroupSpecs")
+    for wg in groups.items if isinstance(groups, YSeq) else []:
+        pod = map_at(wg, "template", "spec")
+        if pod is None:
+            continue
+        assert isinstance(wg, YMap)
+        n = located(wg.get("replicas"))
+        k = parse_int(n.value) if n is not None else 1
+        workers.append((pod, k if k is not None and k >= 0 else 1, n))
+    pods = 1 + sum(k for _p, k, _n in workers)
+    at = next((n for _p, _k, n in workers if n is not None), None)
+    size = Located(pods, at.span) if pods > 1 and at is not None else None
+    out: list[PodGroup] = []
+    if head is not None:
+        out.append(PodGroup(kind, name, kspan, head, reps, size, "leader" if size else None))
+    for pod, _k, _n in workers:
+        if size is not None:
+            out.append(PodGroup(kind, name, kspan, pod, reps, size, "worker"))
     return out

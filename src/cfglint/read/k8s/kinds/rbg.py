@@ -1,51 +1,90 @@
 """SGLang's RoleBasedGroup (sgl-project/rbg workloads.x-k8s.io v1alpha1 / v1alpha2):
 ``spec.roles[]``, each a named role with ``replicas`` instances of its pod template
-(leader/worker pattern: ``size`` pods per instance); roles built from template references or
-patches are a note."""
+(leader/worker pattern: ``size`` pods per instance). A role's pods may come from a shared
+``spec.roleTemplates[]`` entry named by ``templateRef``, patched per role (v1alpha2
+``templateRef.patch``, v1alpha1 ``templatePatch``) and per part (v1alpha2
+``leaderTemplatePatch`` / ``workerTemplatePatch``, v1alpha1 ``leaderWorkerSet.patchLeaderTemplate``
+/ ``patchWorkerTemplate``): the pods are the strategic merge of those (:mod:`..merge`)."""
 
 from __future__ import annotations
 
 from ....model import Span, parse_int
-from ...yamlsrc import YMap, YSeq
+from ...yamlsrc import YMap, YNode, YSeq
+from ..merge import strategic_merge
 from ..model import PodGroup
-from ..nodes import located, map_at
+from ..nodes import located, map_at, scalar_value
 from .roles import role_in_name
+
+
+def _role_templates(spec: YMap) -> dict[str, YNode]:
+    """``spec.roleTemplates[]``: name -> its pod ``template``."""
+    out: dict[str, YNode] = {}
+    items = spec.get("roleTemplates")
+    for t in items.items if isinstance(items, YSeq) else []:
+        name = scalar_value(t.get("name")) if isinstance(t, YMap) else None
+        if isinstance(name, str) and isinstance(t.get("template"), YMap):   # type: ignore[union-attr]
+            out[name] = t.get("template")   # type: ignore[union-attr]
+    return out
 
 
 def role_based_group(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
                      notes: list[tuple[str, Span]] | None) -> list[PodGroup]:
     """An SGLang RoleBasedGroup: ``spec.roles[]``, each ``replicas`` instances of a pod template
-    (v1alpha1 ``template``, with ``leaderWorkerSet.size`` pods per instance when set; v1alpha2
-    ``standalonePattern.template`` or ``leaderWorkerPattern`` with ``size`` and ``template``).
-    A role whose pods come from a ``templateRef`` / template patches or a
-    ``customComponentsPattern`` is not modelled (a note). Sources: sgl-project/rbg
-    api/workloads/v1alpha1/rolebasedgroup_types.go @ a3273799212cdfdc5229274631560b26e6a9ffd5
-    (RoleSpec: Template, LeaderWorkerSet) and api/workloads/v1alpha2/rolebasedgroup_types.go
-    @ 415f58690576b51c169caa431d02d2ba65490e40."""
+    (v1alpha1 ``template`` or ``templateRef`` + ``templatePatch``, with ``leaderWorkerSet.size``
+    pods per instance when set; v1alpha2 ``standalonePattern`` or ``leaderWorkerPattern`` with
+    ``size``, each with ``template`` or ``templateRef`` {name, patch}). A leader/worker role whose
+    leader and worker patches differ is two pod templates (leader, workers). A role whose
+    template reference names no ``roleTemplates`` entry, or a ``customComponentsPattern``, is not
+    modelled (a note). Sources: sgl-project/rbg api/workloads/v1alpha1/rolebasedgroup_types.go
+    @ a3273799212cdfdc5229274631560b26e6a9ffd5 (RoleSpec: Template, TemplateRef, TemplatePatch,
+    LeaderWorkerSet) and api/workloads/v1alpha2/rolebasedgroup_types.go
+    @ 993491fba9bfdf377d3cd18c8833da20ce0ec87b (RoleTemplate, TemplateRef{Name, Patch},
+    StandalonePattern, LeaderWorkerPattern{Size, Template, TemplateRef, LeaderTemplatePatch,
+    WorkerTemplatePatch})."""
     out: list[PodGroup] = []
+    shared = _role_templates(spec)
     roles = spec.get("roles")
     for role in roles.items if isinstance(roles, YSeq) else []:
         if not isinstance(role, YMap):
             continue
         rname = located(role.get("name"))
         lwp, alone = map_at(role, "leaderWorkerPattern"), map_at(role, "standalonePattern")
+        lead_patch = work_patch = None
         if lwp is not None:
-            pod, size = map_at(lwp, "template", "spec"), located(lwp.get("size"))
+            body, size = lwp, located(lwp.get("size"))
+            lead_patch, work_patch = lwp.get("leaderTemplatePatch"), lwp.get("workerTemplatePatch")
         elif alone is not None:
-            pod, size = map_at(alone, "template", "spec"), None
+            body, size = alone, None
         else:
             lws = map_at(role, "leaderWorkerSet")
-            pod, size = map_at(role, "template", "spec"), located(lws.get("size")) if lws else None
-            if lws is not None and (lws.get("patchLeaderTemplate") is not None or lws.get("patchWorkerTemplate") is not None):
-                pod = None
+            body, size = role, located(lws.get("size")) if lws else None
+            if lws is not None:
+                lead_patch, work_patch = lws.get("patchLeaderTemplate"), lws.get("patchWorkerTemplate")
+        template: YNode | None = body.get("template")
+        ref = map_at(body, "templateRef")
+        if ref is not None:
+            ref_name = scalar_value(ref.get("name"))
+            base = shared.get(ref_name) if isinstance(ref_name, str) else None
+            patch = ref.get("patch") if ref.get("patch") is not None else body.get("templatePatch")
+            template = strategic_merge(base, patch) if base is not None else None
+        elif body is role and role.get("templatePatch") is not None:
+            template = strategic_merge(template, role.get("templatePatch"))
+        pod = map_at(template, "spec")
         if pod is None:
             if notes is not None:
                 at = rname.span if rname else role.span
-                notes.append((f"RoleBasedGroup role {rname.value if rname else '?'} (a template reference, template "
-                              f"patches or custom components)", at))
+                notes.append((f"RoleBasedGroup role {rname.value if rname else '?'} (a template reference to no "
+                              f"spec.roleTemplates entry, or custom components)", at))
             continue
         n = parse_int(size.value) if size is not None else None
-        out.append(PodGroup("RoleBasedGroup", str(rname.value) if rname else name, kspan, pod,
-                            located(role.get("replicas")), size if n and n > 1 else None,
-                            "all" if n and n > 1 else None, role_in_name(rname)))
+        multi = bool(n and n > 1)
+        rn = str(rname.value) if rname else name
+        parts = [(pod, "all" if multi else None)]
+        # patches that change only metadata (labels) leave one pod template for the whole group
+        if multi and any(isinstance(p, YMap) and p.get("spec") is not None for p in (lead_patch, work_patch)):
+            lead, work = map_at(strategic_merge(template, lead_patch), "spec"), map_at(strategic_merge(template, work_patch), "spec")
+            parts = [(p, part) for p, part in ((lead, "leader"), (work, "worker")) if p is not None]
+        for p, part in parts:
+            out.append(PodGroup("RoleBasedGroup", rn, kspan, p, located(role.get("replicas")), size if multi else None,
+                                part, role_in_name(rname)))
     return out
