@@ -156,6 +156,18 @@ def test_vllm_attention_backend_capability(tmp_path):
     assert "vllm/v1/attention/backends/mla/flashinfer_mla.py" in msg
 
 
+def test_vllm_attention_backend_kv_cache_dtype(tmp_path):
+    # FLASH_ATTN takes an FP8 KV cache, FLEX_ATTENTION does not (supported_kv_cache_dtypes)
+    d = copy_submission(VLLM_GPTOSS, tmp_path)
+    launch = d / "launch_server.sh"
+    replace_once(launch, "--tensor-parallel-size 1 &", "--tensor-parallel-size 1 --attention-backend FLASH_ATTN --kv-cache-dtype fp8 &")
+    assert _messages(lint(d), "HW002") == []
+    replace_once(launch, "--attention-backend FLASH_ATTN", "--attention-backend FLEX_ATTENTION")
+    (msg,) = _messages(lint(d), "HW002")
+    assert msg.startswith("--kv-cache-dtype fp8 with --attention-backend FLEX_ATTENTION: vLLM 0.33.0")
+    assert "takes auto, float16, bfloat16" in msg and "vllm/v1/attention/backends/flex_attention.py" in msg
+
+
 # --- HW005: backends that lack what the model needs ----------------------------------------------
 
 def test_gpt_oss_with_flashinfer_in_sglang(tmp_path):
@@ -247,3 +259,13 @@ def test_rerun_on_the_cached_trees_gives_the_shipped_file(engine):
     text, missing = build(engine, CACHE)
     assert missing == []
     assert text == (ROOT / "rules" / "releases" / f"{engine}-kernels.yaml").read_text(encoding="utf-8")
+
+
+def test_amd_takes_the_methods_of_vllms_rocm_platform(tmp_path):
+    d = copy_submission(VLLM_GPTOSS, tmp_path)
+    replace_once(d / "submission.yaml", "accelerator: B200", "accelerator: MI355X")
+    assert _messages(lint(d), "HW004") == []              # mxfp4 is in supported_quantization of the ROCm platform
+    replace_once(d / "launch_server.sh", "--tensor-parallel-size 1 &", "--tensor-parallel-size 1 --quantization experts_int8 &")
+    (msg,) = _messages(lint(d), "HW004")
+    assert msg.startswith("experts_int8 (--quantization) on MI355X (gfx950")
+    assert "on ROCm takes only" in msg and "mxfp4" in msg and "vllm/platforms/rocm.py:" in msg

@@ -139,7 +139,8 @@ def guard_findings(ctx: Context):
 
 
 def vllm_backend_findings(ctx: Context):
-    """HW002: vLLM ``--attention-backend`` outside the capabilities its class accepts."""
+    """HW002: vLLM ``--attention-backend`` outside the capabilities its class accepts, or with a
+    ``--kv-cache-dtype`` outside its ``supported_kv_cache_dtypes``."""
     name, arch, decl = _arch(ctx)
     if arch is None or capability(arch) is None:
         return
@@ -154,6 +155,13 @@ def vllm_backend_findings(ctx: Context):
         fact = (m.section("attention_backends") or {}).get(loc.value.upper())
         if fact is None or not m.holds(fact, release):
             continue
+        kv = p.settings.get("kv_cache_dtype")
+        dtypes = m.at(fact, release, "kv_cache_dtypes")
+        if kv is not None and isinstance(kv.value, str) and "kv_cache_dtype" not in p.unknown and dtypes \
+                and kv.value.lower() not in [d.lower() for d in dtypes]:
+            yield Finding("HW002", f"--kv-cache-dtype {kv.value} with --attention-backend {loc.value}: {_read(m, release, assumed)} "
+                                   f"{fact.get('class')} takes {', '.join(dtypes)} ({fact.get('source')}, "
+                                   f"supported_kv_cache_dtypes)", kv.span, related=[(loc.span, f"--attention-backend {loc.value}")])
         cond = m.at(fact, release, "compute_capability")
         if cond and evaluate(cond, arch, {}) is False:
             yield Finding("HW002", f"--attention-backend {loc.value} on {name} ({arch}, {here(decl.span)}): "
@@ -201,8 +209,8 @@ def _single(m: KernelMatrix, section: str, release: str) -> dict | None:
       "refuses an older one ('Minimum capability'). GPUs without FP8 tensor cores (below sm89) run "
       "FP8 checkpoints only through the weight-only Marlin fallback: SGLang has it from 0.5.1 "
       "(can_auto_enable_marlin_fp8, sm80-sm88) and not before; vLLM's Marlin kernels need each TP "
-      "shard's output size a multiple of 64 (GPTQ_MARLIN_MIN_THREAD_N) and input size a multiple of "
-      "128. On AMD, vLLM takes only the methods of its ROCm platform's supported_quantization. The "
+      "shard's output size a multiple of 64 (GPTQ_MARLIN_MIN_THREAD_N; the merged gate_up projection, "
+      "2 x intermediate_size / TP, is the one models miss). On AMD, vLLM takes only the methods of its ROCm platform's supported_quantization. The "
       "facts are compiled per release from the released source (rules/releases/<engine>-kernels.yaml); "
       "the release is the launch's, else the newest, as the message says.",
       ("rules/releases/vllm-kernels.yaml, rules/releases/sglang-kernels.yaml "

@@ -25,7 +25,7 @@ def _matches(value: str, patterns: list) -> bool:
       "of --attention-backend, --prefill-attention-backend, --decode-attention-backend, "
       "--moe-runner-backend and --fp8-gemm-backend against the GPU (is_sm100_supported(), "
       "is_blackwell_supported(), get_platform().is_sm120 ...) and vLLM's attention backends' "
-      "supports_compute_capability are compiled per release from the released source "
+      "supports_compute_capability and supported_kv_cache_dtypes are compiled per release from the released source "
       "(rules/releases/<engine>-kernels.yaml; the message names the release read, the newest when the "
       "launch's is not known). Facts no source states (measured notes, maintainers' statements) are "
       "the entries of rules/kernels.yaml `known_bad`: engine, setting, values, architectures, the fix "
