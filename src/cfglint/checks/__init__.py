@@ -20,6 +20,7 @@ def all_rules() -> dict[str, Rule]:
     from . import (addresses, coverage, declared, disagg, eagle, engine_schema, files, flags, hardware,  # noqa: F401
                    host_paths, image, io, k8s, kernels, memory, nodes, parsers, secrets, speculative, topology)
     from . import capacity  # noqa: F401  (MEM001)
+    from . import kernel_matrix  # noqa: F401  (HW004, HW005; HW002's compiled part)
     from . import configuration  # noqa: F401  (CFG001, reported while configurations are read)
     from . import engine_rules  # noqa: F401  (FLG004, FLG005)
     from . import environment  # noqa: F401  (ENV001)
