@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..model import Finding
 from .base import Context, rule
-from .modelfacts import context_limit, parse_length, served_model
+from .modelfacts import context_limit, fact_origin, parse_length, served_model
 
 # engine -> (the flag as written in messages, the override variable, what happens without it)
 _ENGINES = {
@@ -62,7 +62,7 @@ def check_context(ctx: Context):
         limit, how = context_limit(entry, p.engine)
         if limit is None:
             ctx.not_checked("context length against the model (MEM002)",
-                            f"the knowledge base has no {how} for {entry['id']}", loc.span)
+                            f"the knowledge base has no {how} for {entry['id']}{fact_origin(entry)}", loc.span)
             continue
         if asked <= limit:
             continue
@@ -75,6 +75,6 @@ def check_context(ctx: Context):
             continue
         written = next((a.written for a in p.args if a.value is not None and a.value.span == loc.span), flag)
         yield Finding("MEM002",
-                      f"{written} {loc.value} is longer than the {limit} tokens {entry['id']} supports ({how}): "
+                      f"{written} {loc.value} is longer than the {limit} tokens {entry['id']} supports ({how}{fact_origin(entry, inside=True)}): "
                       f"{effect}; use at most {limit}, or extend the model's rope scaling and set {var}=1",
                       loc.span)
