@@ -34,6 +34,11 @@ _CACHE_DIR = tempfile.mkdtemp(prefix="cfglint-test-cache-")   # mode 0700
 os.environ["CFGLINT_CACHE_DIR"] = _CACHE_DIR
 
 
+# The user's Hugging Face cache (cfglint.knowledge.hfcache) is never read by the tests: what a
+# developer has downloaded must not change a finding. Tests of the reader pass their own cache.
+os.environ["HF_HUB_CACHE"] = os.path.join(_CACHE_DIR, "no-hf-cache")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def knowledge_cache_dir():
     yield Path(_CACHE_DIR)

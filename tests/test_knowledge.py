@@ -280,10 +280,13 @@ def test_coverage_note_for_config_only_model_and_local_model_directory(tmp_path)
     assert "XiaomiMiMo/MiMo-7B-Base" in notes[0][4] and "no curated entry" in notes[0][4]
 
     d = copy_submission(rel, tmp_path / "local")
-    replace_once(d / "submission.yaml", "model: Qwen/Qwen3-0.6B", "model: ./models/Qwen3-0.6B")
+    replace_once(d / "submission.yaml", "model: Qwen/Qwen3-0.6B", "model: ./models/my-qwen-finetune")
     notes = only(lint(d, coverage=True), "COV001")
-    assert len(notes) == 1 and "'./models/Qwen3-0.6B' is not in the knowledge base" in notes[0][4]
+    assert len(notes) == 1 and "'./models/my-qwen-finetune' is not in the knowledge base" in notes[0][4]
     assert "$WORKER_MODULE" in notes[0][4]  # one note holds every gap of the submission
+    # an absent directory named after a published model takes that model's facts (issue 22)
+    replace_once(d / "submission.yaml", "model: ./models/my-qwen-finetune", "model: ./models/Qwen3-0.6B")
+    assert all("Qwen3-0.6B" not in n[4] for n in only(lint(d, coverage=True), "COV001"))
     (d / "models" / "Qwen3-0.6B").mkdir(parents=True)
     (d / "models" / "Qwen3-0.6B" / "config.json").write_text(json.dumps(
         {"model_type": "qwen3", "num_attention_heads": 16, "num_key_value_heads": 8, "num_hidden_layers": 28}))

@@ -96,14 +96,17 @@ class Context:
 
     def model(self, model_id: Any) -> dict | None:
         """Knowledge-base entry for a served model: a local model directory whose config.json is
-        inside the linted tree (Knowledge.model_from_config), else a Hugging Face id or a derived
-        checkpoint of one (Knowledge.model). None when neither is known."""
+        inside the linted tree (Knowledge.model_from_config), else a Hub id whose config.json is
+        in the user's Hugging Face cache (Knowledge.model_from_hf_cache), else a Hugging Face id
+        or a derived checkpoint of one (Knowledge.model), else a local directory path ending in
+        a known repo's name (Knowledge.model_by_path_name). None when none is known."""
         if not isinstance(model_id, str):
             return None
         if model_id not in self._models:  # once per id and unit: a look-up may read the disk
             # as the engines do: a directory that exists is loaded from disk, else the id is a Hub id
             local = self.kb.model_from_config(model_id, self.sub.root) if self.sub.root else None
-            self._models[model_id] = local or self.kb.model(model_id)
+            self._models[model_id] = local or self.kb.model_from_hf_cache(model_id) or self.kb.model(model_id) \
+                or self.kb.model_by_path_name(model_id)
         return self._models[model_id]
 
     def roles(self) -> list[tuple[int, dict]]:

@@ -226,6 +226,18 @@ def _budget(ctx: Context, p: Process, device: float, acc_name: str, acc: dict) -
     return f"no memory-fraction semantics for engine {p.engine}"
 
 
+def derived_params_b(entry: dict) -> float | None:
+    """A lower bound of a model's parameters, in billions, from the count derived from its shapes
+    (``num_parameters``, rules/model_configs_litgpt.yaml: embedding and lm_head counted apart):
+    less one vocab x hidden matrix, so a checkpoint that ties them is not over-counted. None
+    without the count, the vocabulary or the hidden size."""
+    total, vocab, hidden = entry.get("num_parameters"), entry.get("vocab_size"), entry.get("hidden_size")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (total, vocab, hidden)):
+        return None
+    low = total - vocab * hidden
+    return low / 1e9 if low > 0 else None
+
+
 def estimate(ctx: Context, p: Process, entry: dict, where: Located | None, acc_name: str,
              acc: dict) -> tuple[Fit, Parts, str | None] | str | None:
     """The fit of ``p``'s weights on one device, or why it cannot be estimated (None: a gap
@@ -236,12 +248,21 @@ def estimate(ctx: Context, p: Process, entry: dict, where: Located | None, acc_n
     total_only = params is None and "parts" not in weights
     if total_only:
         params, experts = entry.get("total_params_b"), 0   # rules/models.yaml total_params_b
+    derived = None
+    if total_only and params is None and entry.get("moe") is False:
+        derived = derived_params_b(entry)   # a dense model known by its shapes alone (litgpt)
+        params = derived
     if not isinstance(params, (int, float)) or not isinstance(experts, (int, float)) or isinstance(params, bool) \
             or not 0 <= experts <= params or not 0 < params < 1e6:
         return f"the knowledge base has no parameter count for {entry['id']} (rules/models.yaml weights)"
     parts = checkpoint_parts(ctx, entry, where, p)
     if isinstance(parts, str):
         return parts
+    if derived is not None:
+        filled = entry.get("filled_from") if isinstance(entry.get("filled_from"), dict) else {}
+        origin = filled.get("num_parameters") or entry.get("config_source")
+        parts = Parts(parts.experts, parts.rest, f"{parts.how}; at least {derived:.2f}B parameters, derived from "
+                                                 f"its shapes ({origin}), embedding and lm_head counted once")
     if p.missing_configs and not {"tp", "pp"} & set(p.settings):
         return None  # the parallelism is in an engine config that is not published: COV001 lists it
     if p.unknown & {"tp", "pp", "dp", "mem_fraction", "kv_cache_memory", "cpu_offload_gb", "expert_parallel"}:
@@ -362,7 +383,10 @@ def _smallest_tp(fit: Fit, tp: int) -> int | None:
       "fraction. When the weights fit but leave the KV cache less than 5% of the device, "
       "one note per submission gives the estimate; a comfortable fit is not reported, because a "
       "note on every passing submission would make `--fail-level note` (the full-coverage gate "
-      "of COV001) fail everywhere. A model without parameter counts or precision in "
+      "of COV001) fail everywhere. A dense model with no curated parameter count is weighed by a "
+      "lower bound derived from its shapes (num_parameters of rules/model_configs_litgpt.yaml less "
+      "one vocab x hidden matrix, in case the checkpoint ties embedding and lm_head), and the "
+      "finding says so. A model without parameter counts or precision in "
       "rules/models.yaml, a parallelism or fraction known only at run time, or an unknown "
       "accelerator is reported in COV001. NVIDIA aiconfigurator (PyPI aiconfigurator-core 0.12.0, "
       "Apache-2.0) was weighed as an optional extra and not taken: an 80 MB wheel (110 MB, 1,436 "
@@ -374,6 +398,7 @@ def _smallest_tp(fit: Fit, tp: int) -> int | None:
       "rules/model_configs.yaml and the nvidia-smi memory sizes of rules/accelerators.yaml.",
       ("rules/models.yaml weights (parameter counts, precision per part, each with its source) and "
        "weight_formats (bytes per parameter)",
+       "rules/model_configs_litgpt.yaml num_parameters (derived from litgpt 0.5.13 litgpt/config.py shapes)",
        "rules/accelerators.yaml memory_usable_gib / memory_gib",
        "rules/engines.yaml defaults: sglang mem_fraction_static (sgl-project/sglang "
        "python/sglang/srt/server_args.py _handle_gpu_memory_settings), vllm gpu_memory_utilization "
@@ -425,7 +450,9 @@ def check_weights_fit(ctx: Context):
             if "mem_fraction" in p.settings:
                 related.append((p.settings["mem_fraction"].span, f"{_FLAGS[p.engine]} {p.settings['mem_fraction'].value}"))
             yield Finding("MEM001",
-                          f"the {role}weights of {entry['id']} ({_precision_text(parts, upcast)}; {parts.how}) need "
+                          f"the {role}weights of {entry['id']}"
+                          f"{' (named by the directory ' + str(entry.get('requested_id')) + ')' if entry.get('by_path_name') else ''}"
+                          f" ({_precision_text(parts, upcast)}; {parts.how}) need "
                           f"~{fit.weights_gib:.1f} GiB per GPU at {fit.layout} but {acc_name} leaves "
                           f"{fit.budget_gib:.1f} GiB for them ({fit.budget_how}): they cannot load; use "
                           + (", ".join(fixes[:-1]) + f" or {fixes[-1]}" if len(fixes) > 1 else fixes[0]),

@@ -152,7 +152,13 @@ def _checkpoint_precision(ctx: Context, p: Process, precision: Located | None):
         return
     entry, where = served_model(ctx, p)
     checkpoint = (entry or {}).get("checkpoint_precision")
-    if entry is None or not isinstance(checkpoint, str) or not checkpoint:
+    if entry is None:
+        return   # COV001 reports the unknown model
+    if not isinstance(checkpoint, str) or not checkpoint:
+        ctx.not_checked("declared precision against the checkpoint (TOP002)",
+                        f"the knowledge base has no checkpoint precision of {entry.get('requested_id') or entry['id']} "
+                        f"(no curated checkpoint_precision, no quantization_config, no precision suffix in its name)",
+                        where.span if where is not None else p.span)
         return
     want, got = precision.value.strip().upper(), checkpoint.strip().upper()
     if want == got or ("FP4" in (want, got) and {want, got} <= FP4_FAMILY):

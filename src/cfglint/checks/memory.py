@@ -6,7 +6,7 @@ import json
 
 from ..model import Finding
 from .base import Context, rule
-from .modelfacts import context_limit, parse_length, served_model
+from .modelfacts import context_limit, fact_origin, parse_length, served_model
 
 # engine -> (the flag as written in messages, the override variable, what happens without it)
 _ENGINES = {
@@ -103,7 +103,7 @@ def check_context(ctx: Context):
             how += " as the launch's model-config override sets it"
         if limit is None:
             ctx.not_checked("context length against the model (MEM002)",
-                            f"the knowledge base has no {how} for {entry['id']}", loc.span)
+                            f"the knowledge base has no {how} for {entry['id']}{fact_origin(entry)}", loc.span)
             continue
         if asked <= limit:
             continue
@@ -123,6 +123,6 @@ def check_context(ctx: Context):
                           override.span, level="warning", related=[(loc.span, f"{written} {loc.value}")])
             continue
         yield Finding("MEM002",
-                      f"{written} {loc.value} is longer than the {limit} tokens {entry['id']} supports ({how}): "
+                      f"{written} {loc.value} is longer than the {limit} tokens {entry['id']} supports ({how}{fact_origin(entry, inside=True)}): "
                       f"{effect}; use at most {limit}, or extend the model's rope scaling and set {var}=1",
                       loc.span)

@@ -57,6 +57,44 @@ def block_size(entry: dict | None) -> tuple[int, int] | None:
     return (n, k) if n and k and n > 0 and k > 0 else None
 
 
+def fp8_block_unknown(entry: dict | None) -> bool:
+    """Whether ``entry`` is an FP8 checkpoint whose quantization_config is not known: its
+    precision is FP8 (curated, or implied by the repo name's suffix) and the knowledge base holds
+    no quantization of it, or only the one the name implies (``inferred_from``). A config that
+    states FP8 without a weight_block_size is known: per-tensor or per-channel, no block rule."""
+    if not entry or str(entry.get("checkpoint_precision") or "").upper() != "FP8":
+        return False
+    q = entry.get("quantization")
+    return not isinstance(q, dict) or bool(q.get("inferred_from"))
+
+
+def fp8_why(entry: dict) -> str:
+    """How ``entry`` is known to be FP8, for messages."""
+    q = entry.get("quantization")
+    if isinstance(q, dict) and q.get("inferred_from"):
+        return str(q["inferred_from"])
+    return "rules/models.yaml checkpoint_precision"
+
+
+def fact_origin(entry: dict | None, inside: bool = False) -> str:
+    """Where ``entry``'s config facts were read, for messages, when that is not the bundled
+    knowledge alone: '' for bundled facts; else ``" (facts from <file>)"`` for a local
+    config.json or the user's Hugging Face cache, and ``" (named by the directory <path>; ...)"``
+    for a directory resolved by its name (Knowledge.model_by_path_name); ``inside``: ``"; facts ..."`` for
+    text already in parentheses."""
+    if not entry:
+        return ""
+    if inside:
+        text = fact_origin(entry)
+        return f"; {text[2:-1]}" if text else ""
+    src = str(entry.get("config_source") or "")
+    if src.startswith(("local config.json", "HF cache")):
+        return f" (facts from {src})"
+    if entry.get("by_path_name"):
+        return f" (named by the directory {entry.get('requested_id')}; its config.json is not in the linted tree)"
+    return ""
+
+
 def parse_length(value) -> int | None:
     """A context length as the engines read it: an integer, or vLLM's human-readable form
     (``128k`` = 128000, ``128K`` = 131072, ``1m`` / ``1M``). None when not a length."""

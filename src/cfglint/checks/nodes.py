@@ -6,7 +6,7 @@ import re
 
 from ..model import Finding, parse_int
 from .base import Context, as_int, here, rule
-from .modelfacts import block_size, fact_int, served_model
+from .modelfacts import block_size, fact_int, fact_origin, fp8_block_unknown, fp8_why, served_model
 from .topology import gpus_per_instance, node_groups
 
 # flags a node of a multi-node instance needs, per engine (rules/engines.yaml)
@@ -441,18 +441,23 @@ def _heads(ctx: Context, p, tp: int, tp_loc):
             attn_tp = tp // dp if dp and tp % dp == 0 else tp
     if heads is None and tp_loc is not None and tp > 1:
         ctx.not_checked("attention-head divisibility (TOP004)",
-                        f"the knowledge base has no num_attention_heads for {name}", where.span if where else None)
+                        f"the knowledge base has no num_attention_heads for {name}{fact_origin(entry)}", where.span if where else None)
     elif not whole_heads and tp_loc is not None and heads % attn_tp:
         good = _valid_tps(attn_tp, lambda t: heads % t == 0)
         yield Finding("TOP004", f"attention TP {attn_tp} does not divide the {heads} attention heads of {name}"
-                                f"{'; use TP ' + ' / '.join(map(str, good)) if good else ''}", tp_loc.span)
+                                f"{fact_origin(entry)}{'; use TP ' + ' / '.join(map(str, good)) if good else ''}",
+                      tp_loc.span)
         return
     kv = fact_int(entry, "num_key_value_heads")
+    if heads and kv is None and not entry.get("mla") and not whole_heads and tp_loc is not None and attn_tp > 1:
+        ctx.not_checked("KV-head divisibility (TOP004)",
+                        f"the knowledge base has no num_key_value_heads for {name}{fact_origin(entry)}",
+                        where.span if where else tp_loc.span)
     if heads and kv and not entry.get("mla") and not whole_heads and tp_loc is not None \
             and kv % attn_tp and attn_tp % kv:
         good = _valid_tps(attn_tp, lambda t: heads % t == 0 and (kv % t == 0 or t % kv == 0))
         yield Finding("TOP004", f"attention TP {attn_tp} neither divides nor is a multiple of the {kv} KV heads of "
-                                f"{name}: each rank must hold whole KV heads or an equal share of replicas"
+                                f"{name}{fact_origin(entry)}: each rank must hold whole KV heads or an equal share of replicas"
                                 f"{'; use TP ' + ' / '.join(map(str, good)) if good else ''}", tp_loc.span)
         return
     dcp_loc = p.settings.get("dcp")
@@ -463,10 +468,10 @@ def _heads(ctx: Context, p, tp: int, tp_loc):
             why = (f"needs TP above the {kv} KV heads (TP {tp})" if tp <= kv else
                    f"can be at most TP {tp} // {kv} KV heads = {tp // kv}" if dcp > tp // kv else
                    f"must divide the {heads // kv} query heads per KV head")
-            yield Finding("TOP004", f"decode context parallel size {dcp} {why} for {name} (GQA, not MLA): vLLM refuses "
+            yield Finding("TOP004", f"decode context parallel size {dcp} {why} for {name}{fact_origin(entry)} (GQA, not MLA): vLLM refuses "
                                     f"to start", dcp_loc.span, related=[(tp_loc.span, f"TP {tp}")] if tp_loc else [])
             return
-    yield from _blocks(p, entry, tp, tp_loc)
+    yield from _blocks(ctx, p, entry, tp, tp_loc, where)
 
 
 def _moe_tp(p, tp: int) -> tuple[int | None, str, str]:
@@ -491,16 +496,30 @@ def _moe_tp(p, tp: int) -> tuple[int | None, str, str]:
     return None, "", ""
 
 
-def _blocks(p, entry: dict, tp: int, tp_loc):
-    """Every TP shard of a block-quantized FP8 linear must be a whole number of blocks."""
+def _blocks(ctx: Context, p, entry: dict, tp: int, tp_loc, where):
+    """Every TP shard of a block-quantized FP8 linear must be a whole number of blocks. A
+    checkpoint known to be FP8 whose quantization_config (block size) or shard widths the
+    knowledge base lacks is a COV001 gap, never a silent pass."""
+    if p.engine not in ("vllm", "sglang"):
+        return
     block = block_size(entry)
-    if block is None or p.engine not in ("vllm", "sglang"):
+    name = entry["id"]
+    check = "block-FP8 shard alignment (TOP004)"
+    at = where.span if where is not None else (tp_loc.span if tp_loc is not None else p.span)
+    if block is None:
+        moe_tp = _moe_tp(p, tp)[0] if entry.get("moe") else None
+        splits = (moe_tp or 1) > 1 if entry.get("moe") else tp > 1 and tp_loc is not None
+        if fp8_block_unknown(entry) and splits:   # a split the check would weigh, with no block to weigh it by
+            ctx.not_checked(check, f"{entry.get('requested_id') or name} is an FP8 checkpoint ({fp8_why(entry)}) but the knowledge base has "
+                                   f"no quantization_config of it (weight_block_size){fact_origin(entry)}", at)
         return
     bn, bk = block
-    name = entry["id"]
     if entry.get("moe"):
         size = fact_int(entry, "moe_intermediate_size")
         moe_tp, how, ep_switch = _moe_tp(p, tp)
+        if size is None and moe_tp and moe_tp > 1:
+            ctx.not_checked(check, f"the knowledge base has no moe_intermediate_size for {name}{fact_origin(entry)}", at)
+            return
         if size is None or not moe_tp or moe_tp == 1:
             return
         anchor = tp_loc if tp_loc is not None else p.settings.get("dp")
@@ -512,12 +531,15 @@ def _blocks(p, entry: dict, tp: int, tp_loc):
         good = _valid_tps(moe_tp, lambda t: size % t == 0 and (size // t) % bn == 0 and (size // t) % bk == 0)
         fix = f"use MoE TP {max(good)}" + (" (TP x DP)" if "DP" in how else "") if good else "lower the TP"
         shown = int(shard) if shard == int(shard) else round(shard, 2)
-        yield Finding("TOP004", f"MoE TP {moe_tp} ({how}) cuts the {size}-wide moe_intermediate_size of {name} into "
+        yield Finding("TOP004", f"MoE TP {moe_tp} ({how}) cuts the {size}-wide moe_intermediate_size of {name}{fact_origin(entry)} into "
                                 f"{shown}-wide shards, not a multiple of its FP8 block {bn} (weight_block_size "
                                 f"[{bn}, {bk}]): the engine refuses to load the experts; {fix} or expert "
                                 f"parallelism ({ep_switch})", anchor.span)
         return
     size = fact_int(entry, "intermediate_size")
+    if size is None and tp > 1 and tp_loc is not None:
+        ctx.not_checked(check, f"the knowledge base has no intermediate_size for {name}{fact_origin(entry)}", at)
+        return
     if size is None or tp <= 1 or tp_loc is None:
         return
     shard = size / tp
@@ -525,7 +547,7 @@ def _blocks(p, entry: dict, tp: int, tp_loc):
         return
     good = _valid_tps(tp, lambda t: size % t == 0 and (size // t) % bn == 0 and (size // t) % bk == 0)
     shown = int(shard) if shard == int(shard) else round(shard, 2)
-    yield Finding("TOP004", f"TP {tp} cuts the {size}-wide intermediate_size of {name} into {shown}-wide shards, "
+    yield Finding("TOP004", f"TP {tp} cuts the {size}-wide intermediate_size of {name}{fact_origin(entry)} into {shown}-wide shards, "
                             f"not a multiple of its FP8 block {bn} (weight_block_size [{bn}, {bk}]): the engine "
                             f"refuses to load the weights"
                             f"{'; use TP ' + ' / '.join(map(str, good)) if good else ''}", tp_loc.span)

@@ -8,7 +8,7 @@ from ..deploy.extract import ParserRef
 from ..knowledge import Knowledge, versions
 from ..model import Finding
 from .base import Context, rule
-from .modelfacts import served_model
+from .modelfacts import fact_origin, served_model
 
 ENGINE_NAMES = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "Dynamo"}
 KIND_NAMES = {"reasoning": "reasoning", "tool_call": "tool-call"}
@@ -335,7 +335,7 @@ def check_missing_parser(ctx: Context):
             flag = _parser_flag(ctx, registry, "reasoning")
             fix = f"; add {flag} {fitting[0]}" if fitting and flag else \
                 (f"; add {flag} for its {want[0]} format" if want and flag else "")
-            yield Finding("PRS004", f"{entry['id']} {'always reasons' if reasoning == 'always' else 'thinks by default'} "
+            yield Finding("PRS004", f"{entry['id']}{fact_origin(entry)} {'always reasons' if reasoning == 'always' else 'thinks by default'} "
                                     f"but the {ENGINE_NAMES.get(p.engine, p.engine)} launch has no reasoning parser: "
                                     f"its thinking is returned inside the answer{fix}", p.span)
 

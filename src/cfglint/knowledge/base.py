@@ -17,8 +17,13 @@ from .releases import ENGINE_LABELS, EngineReleases
 from .hfconfig import FIELDS as CONFIG_FIELDS
 from .hfconfig import facts as config_facts
 from .modelids import REPO_ID, precision_of, strip_hub_prefix, strip_quant_suffix
+from .hfcache import read_config as hf_read_config
 from .userfile import read_user_file
 
+
+# config.json facts, in the order they are preferred (see Knowledge.model_configs): generated from
+# aiconfigurator-core's config.json copies, generated from litgpt's model table, hand-transcribed
+CONFIG_FILES = ("model_configs.yaml", "model_configs_litgpt.yaml", "model_configs_extra.yaml")
 
 # engines whose releases are compiled into rules/releases/<engine>.yaml, and how messages name them
 RELEASE_ENGINES = ("vllm", "sglang", "dynamo", "trtllm")
@@ -119,15 +124,33 @@ class Knowledge:
 
     @cached_property
     def model_configs(self) -> dict[str, dict]:
-        """Config facts by lower-cased repo id: rules/model_configs.yaml (generated from
-        aiconfigurator-core), then rules/model_configs_extra.yaml (hand-transcribed) for ids the
-        first lacks. (A user's knowledge file states config facts on its model entries directly;
-        entry values win over these.)"""
+        """Config facts by lower-cased repo id, from :data:`CONFIG_FILES` in order: the first file
+        holding an id gives its entry (``source``), and a field that entry leaves null is taken
+        from a later file holding the same id; such fields are listed in ``filled_from``
+        ({field: that file's source}). (A user's knowledge file states config facts on its model
+        entries directly; entry values win over these.)"""
         table: dict[str, dict] = {}
-        for name in ("model_configs.yaml", "model_configs_extra.yaml"):
+        for name in CONFIG_FILES:
             for repo_id, entry in ((load(name) or {}).get("models") or {}).items():
-                if isinstance(entry, dict):
-                    table.setdefault(str(repo_id).lower(), dict(entry, config_id=str(repo_id)))
+                if not isinstance(entry, dict):
+                    continue
+                key = str(repo_id).lower()
+                have = table.get(key)
+                if have is None:
+                    table[key] = dict(entry, config_id=str(repo_id))
+                    continue
+                for field in (*CONFIG_FIELDS, "num_parameters"):
+                    if have.get(field) is None and entry.get(field) is not None:
+                        have[field] = entry[field]
+                        have.setdefault("filled_from", {})[field] = entry.get("source")
+        return table
+
+    @cached_property
+    def _configs_by_name(self) -> dict[str, list[str]]:
+        """Repo ids of the config facts by lower-cased repo name without the org."""
+        table: dict[str, list[str]] = {}
+        for key, entry in self.model_configs.items():
+            table.setdefault(key.rsplit("/", 1)[-1], []).append(entry["config_id"])
         return table
 
     def _config_for(self, *ids: str | None) -> dict:
@@ -216,12 +239,13 @@ class Knowledge:
         base = self._models.get(str((entry or {}).get("base") or "").lower())
         base_config = self._config_for(base["id"], *(base.get("aliases") or [])) if base else {}
         for facts in (base_config, config):
-            for key in CONFIG_FIELDS:
+            for key in (*CONFIG_FIELDS, "num_parameters"):
                 if facts.get(key) is not None or key not in out:
                     out[key] = facts.get(key)
         used = config or base_config
         out["config_source"] = used.get("source")
         out["config_url"] = used.get("config_url")
+        out["filled_from"] = used.get("filled_from")
         if base:
             out.update({k: v for k, v in base.items()
                         if k not in ("id", "aliases", "source", "note", "base", "draft_models", "related")})
@@ -293,6 +317,90 @@ class Knowledge:
         if facts.get("quantization"):
             out["checkpoint_precision"] = precision_of(facts["quantization"]) or out.get("checkpoint_precision")
         return out
+
+    def model_from_hf_cache(self, model_id: str | None) -> dict | None:
+        """Entry for Hub repo id ``model_id`` (``org/name``, a Hub URL prefix allowed) whose
+        config.json is in the user's local Hugging Face cache (:mod:`cfglint.knowledge.hfcache`:
+        read-only, size-bounded, no link out of the cache followed, never a download). The entry
+        has the flat shape of :meth:`model`: the curated fields when the id resolves, with the
+        config facts of the cached file (they win over the bundled ones: it is the file the
+        engine loads), ``config_source`` naming the cached file and a ``resolved_from`` step
+        saying so. None when the cache does not hold the id or its file is refused."""
+        if not isinstance(model_id, str) or len(model_id) > 300:
+            return None
+        repo_id = strip_hub_prefix(model_id.strip())
+        if not REPO_ID.fullmatch(repo_id.lower()):
+            return None
+        memo = self._hf_cached
+        if repo_id not in memo:
+            memo[repo_id] = hf_read_config(repo_id)
+        got = memo[repo_id]
+        if got is None:
+            return None
+        cached, where = got
+        known = self.model(repo_id)
+        out = dict(known or {"id": repo_id, "family": None, "curated": False, "source": where,
+                             "moe": (cached["n_routed_experts"] > 1) if isinstance(cached.get("n_routed_experts"), int) else None})
+        out.update(cached)
+        out["config_source"] = where
+        out["config_url"] = f"https://huggingface.co/{repo_id}/blob/main/config.json"
+        out["filled_from"] = None
+        out["requested_id"] = repo_id
+        out["resolved_from"] = [*(known or {}).get("resolved_from", []), f"{repo_id}: config.json facts from the local {where}"]
+        if cached.get("quantization"):
+            out["checkpoint_precision"] = precision_of(cached["quantization"]) or out.get("checkpoint_precision")
+        return out
+
+    @cached_property
+    def _hf_cached(self) -> dict:
+        return {}
+
+    def model_by_path_name(self, path: str | None) -> dict | None:
+        """Entry for a local model directory named in a launch (``/models/Qwen3-8B``) whose
+        config.json is not in the linted tree, by the names its path ends in: the last two
+        components as ``org/name`` when that is a known repo id (``/raid/meta-llama/Llama-3.1-8B``),
+        else the last component as a repo name that exactly one known repo (curated, or with
+        config facts) has, also without a quantized re-upload suffix. The entry has the flat
+        shape of :meth:`model` with ``requested_id`` the path and a ``resolved_from`` step naming
+        the directory; None for a Hub id, a path with placeholders or shell values, or a name
+        no single known repo has."""
+        if not isinstance(path, str) or not path.strip() or len(path) > 4096 or any(c in path for c in "$<>`*?"):
+            return None
+        text = path.strip()
+        if not text.startswith(("/", "./", "../", "~")) and text.count("/") < 2 and not text.endswith("/"):
+            return None   # an org/name Hub id (or a bare word): not a directory path
+        parts = [p for p in text.replace("\\", "/").split("/") if p and p not in (".", "..", "~")]
+        if not parts:
+            return None
+        found, how = None, ""
+        pair = f"{parts[-2]}/{parts[-1]}".lower() if len(parts) >= 2 else ""
+        if pair and (pair in self._models or pair in self.model_configs):   # the exact id, not a mirror
+            found, how = f"{parts[-2]}/{parts[-1]}", "its last two components are the repo id"
+        else:
+            name = parts[-1]
+            for candidate in (name, strip_quant_suffix(f"x/{name}")[0]):
+                if not candidate:
+                    continue
+                bare = candidate.rsplit("/", 1)[-1].lower()
+                ids = {e["id"] for e in self._by_name.get(bare, [])} or set(self._configs_by_name.get(bare, []))
+                if len(ids) == 1:
+                    found = next(iter(ids))
+                    how = f"its last component {name} is the name of that repo" + (
+                        "" if candidate == name else " without its quantized re-upload suffix")
+                    if candidate != name:
+                        found_org = found.rsplit("/", 1)[0]
+                        found = f"{found_org}/{name}" if self.model(f"{found_org}/{name}") is not None else found
+                    break
+        if found is None:
+            return None
+        entry = self.model(found)
+        if entry is None:
+            return None
+        entry["requested_id"] = path
+        entry["resolved_from"] = [f"{path} -> {found} ({how}; the directory's config.json is not in the linted "
+                                  f"tree, so the published model's facts are used)", *entry.get("resolved_from", [])]
+        entry["by_path_name"] = True
+        return entry
 
     def accelerator(self, name: str | None) -> dict | None:
         """Entry for an accelerator name as written in a manifest (``B300``, ``RTX 6000D``)."""

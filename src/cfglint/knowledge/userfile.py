@@ -264,7 +264,7 @@ def _bundled_kinds() -> dict[str, set[str]]:
     """The kinds of value (str, int, list, ...) each field of the bundled entries holds: the
     types a user knowledge file's entries must use for the same fields."""
     models = list((load("models.yaml") or {}).get("models") or [])
-    for name in ("model_configs.yaml", "model_configs_extra.yaml"):
+    for name in ("model_configs.yaml", "model_configs_litgpt.yaml", "model_configs_extra.yaml"):
         models += [e for e in ((load(name) or {}).get("models") or {}).values() if isinstance(e, dict)]
     data = {"accelerators": (load("accelerators.yaml") or {}).get("accelerators") or {}, "models": models,
             "parsers": {e: {k: v for k, v in kinds.items() if k in ("reasoning", "tool_call")}

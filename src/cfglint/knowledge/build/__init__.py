@@ -13,6 +13,7 @@ from __future__ import annotations
 # target name -> (module under cfglint.knowledge.build, what it writes)
 TARGETS = {
     "model-configs": ("model_configs", "rules/model_configs.yaml from aiconfigurator-core's config.json files"),
+    "litgpt-configs": ("litgpt_configs", "rules/model_configs_litgpt.yaml from litgpt's model config table"),
     "k8s-schemas": ("k8s_schemas", "schemas/k8s/*.json from the Kubernetes API and the serving CRDs"),
     "kernels": ("kernels", "rules/releases/vllm-kernels.yaml, sglang-kernels.yaml from the pinned releases' source"),
     "engines": ("engines", "per-release records of vLLM, SGLang, Dynamo, TensorRT-LLM from rules/releases/inputs.yaml"),
