@@ -15,9 +15,8 @@ from cfglint.knowledge import versions
 
 from support import ROOT, copy_submission, lint, only, replace_once
 
-CACHE = Path(os.environ.get("CFGLINT_BUILD_CACHE") or ROOT.parent / "scratch" / "cache")
-if not (CACHE / "vllm").is_dir() and Path("/work/scratch/cache/vllm").is_dir():
-    CACHE = Path("/work/scratch/cache")
+# the engine build cache, as the build command finds it (the release trees the generator reads)
+CACHE = Path(os.environ.get("CFGLINT_BUILD_CACHE") or Path.home() / ".cache" / "cfglint-build")
 
 VLLM_GPTOSS = "recipes/vllm-gpt-oss-120b-b200-tp1-config"       # vllm serve openai/gpt-oss-120b, B200, no version
 VLLM_GLM = "recipes/vllm-glm-5.1-fp8-h200-tp8-mtp3"             # vllm serve zai-org/GLM-5.1-FP8 --tensor-parallel-size 8, H200
