@@ -315,7 +315,8 @@ def test_rope_scaling_overrides_extend_the_context(tmp_path, override):
     (d / "1p1d.yaml").write_text(text.replace('"factor":4.0', '"factor":2.0'), encoding="utf-8")
     (f,) = only(lint(d), "MEM002")
     assert "--max-model-len 131072 is longer than the 65536 tokens Qwen/Qwen3-8B supports (yarn scaling: " \
-           "original_max_position_embeddings 32768 x 2 as the launch's model-config override sets it)" in f[4]
+           "original_max_position_embeddings 32768 x 2 as the launch's model-config override sets it; named by " \
+           "the directory /models/Qwen3-8B; its config.json is not in the linted tree)" in f[4]
 
 
 def test_the_long_context_variable_alone_is_a_warning(tmp_path):
@@ -518,3 +519,17 @@ def test_launches_under_comments_naming_two_nodes(tmp_path, first, second):
     # the control: the same two launches under comments that name no machine share its GPUs
     run.write_text(head + f"# first\n{launch}\n# second\n{launch}", encoding="utf-8")
     assert any("GPU 0 is given to two workers" in f[4] for f in only(lint(d), "TOP003"))
+
+
+def test_trtllm_serve_with_its_serve_subcommand_written_out_takes_the_model_after_it(tmp_path):
+    """Corpus 015 (AIBrix): `trtllm-serve serve /models/$MODEL`; the explicit serve subcommand
+    was read as the model ('serve' is not in the knowledge base). The control, the word
+    removed, reads the same model."""
+    d = _corpus_copy("015-aibrix-tensorrt-tensor-rt-pd", tmp_path)
+    path = d / "tensor-rt-pd.yaml"
+    notes = " ".join(f.message for f in lint_paths([str(path)]).findings if f.rule_id == "COV001")
+    assert "model 'serve'" not in notes and "trtllm-serve" in notes
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("trtllm-serve serve /models/$MODEL", "trtllm-serve /models/$MODEL"), encoding="utf-8")
+    again = " ".join(f.message for f in lint_paths([str(path)]).findings if f.rule_id == "COV001")
+    assert "model 'serve'" not in again and again.count("not checked") == notes.count("not checked")

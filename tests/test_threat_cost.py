@@ -172,6 +172,7 @@ def test_unknown_flags_get_a_close_match_search_each_up_to_a_bound(tmp_path, mon
     import difflib
 
     from cfglint.checks.flags import MAX_SUGGESTIONS
+    from cfglint.deploy.extract import MISTYPED_SEARCHES
 
     names = []
     real = difflib.get_close_matches
@@ -182,8 +183,9 @@ def test_unknown_flags_get_a_close_match_search_each_up_to_a_bound(tmp_path, mon
                              RUN + "".join(f" --unknown-flag-{i % n} 1" for i in range(2 * n)) + "\n"))
     assert len([f for f in result.findings if f.rule_id == "FLG001"]) == 2 * n
     searched = [w for w in names if "unknown-flag" in w]
-    assert len(searched) == BEST * MAX_SUGGESTIONS, len(searched)   # each of the BEST runs, its own bound
-    assert len(set(searched)) == MAX_SUGGESTIONS
+    # each of the BEST runs, its own bounds: FLG001's suggestions and the mistyped-setting search
+    assert len(searched) == BEST * (MAX_SUGGESTIONS + MISTYPED_SEARCHES), len(searched)
+    assert len(set(searched)) == max(MAX_SUGGESTIONS, MISTYPED_SEARCHES)
 
 
 def _write(d: Path, run: str) -> Path:
@@ -201,6 +203,7 @@ def test_deep_flow_yaml_is_refused_with_a_reason_not_parsed(tmp_path):
 def test_unknown_flags_past_the_budget_still_get_a_finding_each(tmp_path):
     """The close-match guess is bounded (checks/flags.py MAX_SUGGESTIONS); the findings are not."""
     from cfglint.checks.flags import MAX_SUGGESTIONS
+    from cfglint.deploy.extract import MISTYPED_SEARCHES
 
     d = copy_submission(KIMI, tmp_path)
     n = MAX_SUGGESTIONS + 20

@@ -191,6 +191,7 @@ def _typed(value: Any) -> Any:
 # how close an unknown flag must be to a setting's flag to be taken for it (difflib.SequenceMatcher
 # ratio): --tensor-paralel-size / --tensor-parallel-size 0.98, --tp-szie / --tp-size 0.86
 MISTYPED_RATIO = 0.85
+MISTYPED_SEARCHES = 100  # distinct unknown flags per process compared with the setting flags (bounded cost)
 
 
 class _Adapter:
@@ -411,6 +412,10 @@ class _Adapter:
                 b = _as_bool(value.text) if name in booleans else None
                 proc.settings[setting] = Located(b if b is not None else _typed(value.text), value.span)
         self.mark_mistyped(proc, flag_to_setting)
+        if engine == "trtllm" and positionals and positionals[0].static and positionals[0].text == "serve":
+            # `trtllm-serve serve MODEL`: the group's serve subcommand written out, the same launch as
+            # `trtllm-serve MODEL` (rules/flags/trtllm.yaml subcommands; tensorrt_llm/commands/serve.py)
+            positionals = positionals[1:]
         model_positional = positionals and kind == "engine" and engine in ("vllm", "trtllm") \
             and "model" not in proc.settings
         if model_positional and positionals[0].static:
@@ -440,11 +445,15 @@ class _Adapter:
         regs = [self.kb.registry(name, None) for name in proc.tables]
         if not regs or any(r is None for r in regs):
             return
-        names = sorted(flag_to_setting)
+        names, searched = sorted(flag_to_setting), {}
         for arg in proc.args:
             if not arg.name.startswith("--") or any(r.find(arg.name) for r in regs):
                 continue
-            close = difflib.get_close_matches(arg.name, names, n=1, cutoff=MISTYPED_RATIO)
+            if arg.name not in searched:
+                if len(searched) >= MISTYPED_SEARCHES:
+                    break
+                searched[arg.name] = difflib.get_close_matches(arg.name, names, n=1, cutoff=MISTYPED_RATIO)
+            close = searched[arg.name]
             if not close:
                 continue
             setting = flag_to_setting[close[0]]

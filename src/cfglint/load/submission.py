@@ -528,16 +528,26 @@ ENGINE_CONFIG_KEYS = {
 def engine_like_keys(root: YNode | None) -> bool:
     """Whether a YAML mapping has a top-level key spelled as an SGLang or vLLM flag (with ``-`` or
     ``_``, rules/flags) or a TensorRT-LLM LLM API key (knowledge.llmapi), other than a plain word
-    any YAML may hold (``name``, ``model``, ``port`` ...: keys without ``-`` or ``_``)."""
+    any YAML may hold (``name``, ``model``, ``port`` ...: keys without ``-`` or ``_``), or one
+    slip from such a key (difflib ratio >= NEAR_KEY_RATIO)."""
     if not isinstance(root, YMap):
         return False
     other = other_engine_keys(knowledge())
     markers = llm_api_markers()
-    for k, _ in root.items:
-        key = k.value.replace("-", "_") if isinstance(k.value, str) else None
-        if key and "_" in key and (key in other or key in markers):
-            return True
-    return False
+    keys = [key for k, _ in root.items
+            if isinstance(k.value, str) and "_" in (key := k.value.replace("-", "_"))]
+    if any(key in other or key in markers for key in keys):
+        return True
+    # one slip from such a key (tensor_parallel_sizee): an engine config with a typo, not a tool's
+    # file; the first NEAR_KEYS keys only, so a large YAML costs no more than a small one
+    import difflib
+
+    pool = sorted(set(other) | set(markers))
+    return any(difflib.get_close_matches(key, pool, n=1, cutoff=NEAR_KEY_RATIO) for key in keys[:NEAR_KEYS])
+
+
+NEAR_KEYS = 20
+NEAR_KEY_RATIO = 0.92
 
 
 def looks_like_engine_config(root: YNode | None) -> bool:
