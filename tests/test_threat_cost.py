@@ -203,7 +203,6 @@ def test_deep_flow_yaml_is_refused_with_a_reason_not_parsed(tmp_path):
 def test_unknown_flags_past_the_budget_still_get_a_finding_each(tmp_path):
     """The close-match guess is bounded (checks/flags.py MAX_SUGGESTIONS); the findings are not."""
     from cfglint.checks.flags import MAX_SUGGESTIONS
-    from cfglint.deploy.extract import MISTYPED_SEARCHES
 
     d = copy_submission(KIMI, tmp_path)
     n = MAX_SUGGESTIONS + 20
