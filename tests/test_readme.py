@@ -244,3 +244,17 @@ def test_pip_install_into_a_virtualenv_works(tmp_path):
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert version.returncode == 0 and version.stdout.startswith(f"cfglint {project['version']} ({project['name']})"), \
         version
+
+
+def test_the_statistics_and_summary_shown_are_what_the_examples_give():
+    """The README's `--statistics` block and the example summary line are the real output on
+    the bundled examples (a new true finding in the golden file changes them: keep them true)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "cfglint", "check", "examples/submissions", "--statistics"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1
+    assert proc.stdout.strip() in README, proc.stdout
+    summary = proc.stderr.strip().splitlines()[-1]
+    assert summary in README, summary
