@@ -131,3 +131,17 @@ def test_vllm_refuses_auto_tool_choice_without_a_parser_at_every_release_that_ch
     edits = (("run.sh", "   --tool-call-parser deepseek_v32 \\\n", ""),)
     got = _of(_at(VLLM, tmp_path, release, edits=edits), "FLG005", "enable_auto_tool_choice")
     assert bool(got) == refused
+
+
+def test_a_build_of_the_vllm_image_under_a_longer_name_keeps_the_release_its_tag_names(tmp_path):
+    """Corpus 024 (AIBrix): aibrix/vllm-openai-aibrix-kvcache-nixl:v0.10.2-... is vLLM 0.10.2, which
+    reads VLLM_USE_V1: no ENV001 (it said "the release is not declared" and checked 0.33.0). The
+    control: the same tag on an image of another name names no release, and the warning is back."""
+    src = shared("corpus") / "024-aibrix-vllm-qwen3-32b-tp4-replicas2" / "qwen3-32b-tp4-replicas2.yaml"
+    path = tmp_path / "w.yaml"
+    path.write_bytes(src.read_bytes())
+    assert [f for f in lint_paths([str(path)]).findings if f.rule_id == "ENV001"] == []
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("/aibrix/vllm-openai-aibrix-kvcache-nixl:", "/aibrix/runtime:", 1), encoding="utf-8")
+    env = [f for f in lint_paths([str(path)]).findings if f.rule_id == "ENV001"]
+    assert env and "VLLM_USE_V1" in env[0].message and "not declared" in env[0].message

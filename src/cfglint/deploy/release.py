@@ -105,9 +105,11 @@ def from_image(image: Located | None, engine: str, kb: Knowledge) -> Located | N
 
 def _fork_of(repo: str, official: str) -> bool:
     """Whether image repository ``repo`` is another owner's build of ``official`` under the same
-    name (``aibrix/vllm-openai`` of ``vllm/vllm-openai``, for entries marked ``forks: true``): its
-    tag names the release it is built on (``v0.10.2-aibrix-v0.5.0``)."""
-    return "/" in repo and repo.rsplit("/", 1)[-1] == official.rsplit("/", 1)[-1]
+    name, or that name with a suffix of its own (``aibrix/vllm-openai``,
+    ``aibrix/vllm-openai-aibrix-kvcache-nixl`` of ``vllm/vllm-openai``, for entries marked
+    ``forks: true``): its tag names the release it is built on (``v0.10.2-aibrix-v0.5.0``)."""
+    name, base = repo.rsplit("/", 1)[-1], official.rsplit("/", 1)[-1]
+    return "/" in repo and (name == base or name.startswith(base + "-"))   # aibrix/vllm-openai-aibrix-kvcache-nixl
 
 
 def declared(manifest: dict, engine: str) -> Located | None:
