@@ -542,12 +542,26 @@ def engine_like_keys(root: YNode | None) -> bool:
     # file; the first NEAR_KEYS keys only, so a large YAML costs no more than a small one
     import difflib
 
-    pool = sorted(set(other) | set(markers))
-    return any(difflib.get_close_matches(key, pool, n=1, cutoff=NEAR_KEY_RATIO) for key in keys[:NEAR_KEYS])
+    by_length = _keys_by_length(other, markers)
+    return any(difflib.get_close_matches(key, [c for n in range(len(key) - 4, len(key) + 5) for c in by_length.get(n, ())],
+                                         n=1, cutoff=NEAR_KEY_RATIO) for key in keys[:NEAR_KEYS])
 
 
 NEAR_KEYS = 20
-NEAR_KEY_RATIO = 0.92
+NEAR_KEY_RATIO = 0.92   # a close key differs in length by d <= 0.087 x its length: at most 4 up to 46 characters
+_BY_LENGTH: dict = {}
+
+
+def _keys_by_length(other, markers) -> dict[int, list[str]]:
+    """The engine keys of :func:`engine_like_keys` by length, built once per knowledge base."""
+    memo_key = (id(other), id(markers))
+    if memo_key not in _BY_LENGTH:
+        _BY_LENGTH.clear()
+        table: dict[int, list[str]] = {}
+        for k in sorted(set(other) | set(markers)):
+            table.setdefault(len(k), []).append(k)
+        _BY_LENGTH[memo_key] = table
+    return _BY_LENGTH[memo_key]
 
 
 def looks_like_engine_config(root: YNode | None) -> bool:
