@@ -1,7 +1,8 @@
 """``python -m cfglint.knowledge.build engines [ENGINE[==VERSION] ...]``: extract the pinned engine
 releases (all of them, or those named), write one JSON record per release, then compile every
 engine's records into the data cfglint ships (``rules/releases/<engine>.yaml`` and its
-``-env`` / ``-checks`` parts, :mod:`.merge`).
+``-env`` / ``-checks`` parts, :mod:`.merge`; the sglang-router releases, a series of their own,
+into ``rules/releases/sglang-router.yaml``).
 
 Each record is the engine extractor's dict plus ``package`` and ``input`` (the pins it was read
 from); a release the registry does not publish with source (``unavailable:`` in
@@ -22,11 +23,15 @@ from pathlib import Path
 from .fetch import FetchError, cache_root, ensure_release
 from .pins import PACKAGES, Release, default_path, load_pins, releases, select, version_key
 
-__all__ = ["main", "compile_engine", "extract_release", "write_record", "load_records"]
+__all__ = ["main", "compile_engine", "compile_series", "extract_release", "write_record", "load_records", "SERIES"]
 
 # the package whose releases are an engine's release list (sglang-router is a series of its own,
 # and ai-dynamo-runtime is read together with ai-dynamo)
 MAIN_PACKAGE = {"vllm": "vllm", "sglang": "sglang", "dynamo": "ai-dynamo", "trtllm": "tensorrt-llm"}
+# the series compiled into files of their own: name (rules/releases/<name>.yaml) -> (engine, package).
+# sglang-router's releases are not SGLang's (the router has its own version numbers, and the SGLang
+# images install it unpinned), so its launchers' flags are their own file, sglang-router.yaml
+SERIES = {**{e: (e, p) for e, p in MAIN_PACKAGE.items()}, "sglang-router": ("sglang", "sglang-router")}
 
 
 def extract_release(release: Release, cache: Path | None = None, local: Path | None = None,
@@ -63,27 +68,39 @@ def load_records(records_dir: Path, engine: str) -> list[dict]:
     return sorted(out, key=lambda r: (r.get("package", ""), version_key(r.get("version", ""))))
 
 
-def compile_engine(engine: str, records_dir: Path, out_dir: Path) -> int:
-    """Write ``out_dir/<engine>.yaml`` (and its parts) from the records of every release of
-    ``engine`` pinned in inputs.yaml (:data:`MAIN_PACKAGE`'s releases with source); 0 when
-    written or when no pinned release has source (TensorRT-LLM on PyPI: said, nothing written),
-    1 when a pinned release has no record yet (the data would leave it out)."""
+def series_of(engine: str, packages=None) -> list[str]:
+    """The series (:data:`SERIES` names) of ``engine``, or of it only those of ``packages``."""
+    return [name for name, (e, p) in SERIES.items() if e == engine and (packages is None or p in packages)]
+
+
+def compile_engine(engine: str, records_dir: Path, out_dir: Path, packages=None) -> int:
+    """Write every series of ``engine`` (:data:`SERIES`; only those of ``packages`` when given):
+    :func:`compile_series` of each; 0 when all were written or had nothing to write."""
+    return max((compile_series(name, records_dir, out_dir) for name in series_of(engine, packages)), default=0)
+
+
+def compile_series(name: str, records_dir: Path, out_dir: Path) -> int:
+    """Write ``out_dir/<name>.yaml`` (and its parts) from the records of every release of the
+    series ``name`` pinned in inputs.yaml (its package's releases with source); 0 when written
+    or when no pinned release has source (TensorRT-LLM on PyPI: said, nothing written), 1 when a
+    pinned release has no record yet (the data would leave it out)."""
     from .merge import write
 
+    engine, package = SERIES[name]
     pinned = [r.version for r in releases(load_pins()) if r.engine == engine
-              and r.package == MAIN_PACKAGE[engine] and not r.unavailable]
+              and r.package == package and not r.unavailable]
     if not pinned:
-        print(f"{engine}: no pinned release has source on the registry; {engine}.yaml not written")
+        print(f"{name}: no pinned release has source on the registry; {name}.yaml not written")
         return 0
     held = {rec["version"]: rec for rec in load_records(records_dir, engine)
-            if rec.get("package") == MAIN_PACKAGE[engine] and not rec.get("unavailable")}
+            if rec.get("package") == package and not rec.get("unavailable")}
     missing = [v for v in pinned if v not in held]
     if missing:
-        print(f"{engine}: error: no record of {', '.join(missing)} in {records_dir / engine}; extract them first "
-              f"(python -m cfglint.knowledge.build engines {engine})", file=sys.stderr)
+        print(f"{name}: error: no record of {', '.join(missing)} in {records_dir / engine}; extract them first "
+              f"(python -m cfglint.knowledge.build engines {package})", file=sys.stderr)
         return 1
-    paths = write(engine, {v: held[v] for v in pinned}, out_dir)
-    print(f"{engine}: {len(pinned)} releases -> {', '.join(str(p) for p in paths)}")
+    paths = write(name, {v: held[v] for v in pinned}, out_dir)
+    print(f"{name}: {len(pinned)} releases -> {', '.join(str(p) for p in paths)}")
     return 0
 
 
@@ -137,5 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_compile:
         out_dir = args.out or default_path().parent
         for engine in dict.fromkeys(r.engine for r in chosen):
-            failed += compile_engine(engine, records_dir, out_dir)
+            # the series of the packages chosen: `engines sglang` writes sglang.yaml and
+            # sglang-router.yaml, `engines sglang-router` the router's alone
+            failed += compile_engine(engine, records_dir, out_dir, {r.package for r in chosen if r.engine == engine})
     return 1 if failed else 0

@@ -48,6 +48,8 @@ REGISTRY_NAMES = {
     "sglang": {"launch_server": "sglang"},
     "dynamo": {"frontend": "dynamo.frontend", "sglang": "dynamo.sglang", "vllm": "dynamo.vllm",
                "trtllm": "dynamo.trtllm", "router": "dynamo.router", "mocker": "dynamo.mocker"},
+    # python -m sglang_router.launch_router; the router's own flags of python -m sglang_router.launch_server
+    "sglang-router": {"router": "sglang-router", "router.launch_server": "sglang-router.launch_server"},
 }
 _LINE = re.compile(r":\d+(?=$|[,;)\s])")
 
@@ -195,10 +197,17 @@ def write(engine: str, records: dict[str, dict], out_dir: Path) -> list[Path]:
     pairs, removed flags) and ``out_dir/<engine>-<section>.yaml`` for each of :data:`SPLIT`;
     returns the paths."""
     data = merge(engine, records)
+    # a section no record has (the sglang-router records: launchers only) is not written at all
+    for section in ("env", "parsers", "exclusive", "checks", "removed"):
+        if not data.get(section) and not any(section in rec or (section == "exclusive" and "conflicts" in rec)
+                                             for rec in records.values()):
+            data.pop(section, None)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for section in SPLIT:
+        if section not in data:
+            continue
         part = {"engine": engine, "releases": data["releases"], section: data.pop(section)}
         path = out_dir / f"{engine}-{section}.yaml"
         path.write_text(dump(part), encoding="utf-8")
