@@ -96,7 +96,7 @@ def test_sarif_driver_names_what_it_was_checked_against(tmp_path):
     props = json.loads(out.read_text())["runs"][0]["tool"]["driver"]["properties"]
     cov = knowledge.coverage()
     assert props == {"knowledgeDate": cov["knowledge_date"], "engineFlagReleases": cov["engines"]}
-    assert set(props["engineFlagReleases"]) == {"sglang", "vllm", "trtllm", "dynamo"}
+    assert set(props["engineFlagReleases"]) == {"sglang", "sglang-router", "vllm", "trtllm", "dynamo"}
     assert all(props["engineFlagReleases"].values())
 
 

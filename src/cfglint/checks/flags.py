@@ -192,6 +192,12 @@ def _not_found(ctx: Context, p: Process, arg: Arg, regs: list[FlagRegistry], acr
     if res.how == "unknown":      # no release known: a flag of no release is an error
         yield Finding("FLG001", message, arg.span)
         return
+    if res.how == "bundled":      # shipped in another engine's image: checked across every release held
+        data = ctx.kb.engine_releases(launch.engine)
+        span = data.span() if data is not None else ""
+        yield Finding("FLG001", f"{message} (in no {data.label if data else launch.engine} release cfglint holds, "
+                                f"{span}: {res.note})", arg.span)
+        return
     # a release beyond the data (newer, older, a line not read, not on the registry): it may have it
     yield Finding("FLG001", f"{message} (in no release cfglint holds; {res.note})", arg.span, level="warning")
     ctx.not_checked(f"flag names of {LABEL.get(regs[0].name, regs[0].name)} {res.version}", res.note, arg.span)

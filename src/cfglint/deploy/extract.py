@@ -359,13 +359,12 @@ class _Adapter:
                        container_shm_mount=wrapped.shm_mounted,
                        dp_workers_on_one_node=bool(launch.spec.get("dp_workers_on_one_node")),
                        pod=cmd.origin)
-        router_prefix = launch.spec.get("router_flag_prefix")
         cvd = env.get("CUDA_VISIBLE_DEVICES")
         if cvd is not None and cvd.static and re.fullmatch(r"\d+(,\d+)*", cvd.text):
             proc.visible_devices = Located(len(cvd.text.split(",")), cvd.span)
             proc.device_list = Located(cvd.text, cvd.span)
 
-        proc.tables = registries(kind, engine, orchestrator, launcher)
+        proc.tables = registries(kind, engine, orchestrator, launcher, launch.spec)
         proc.releases = {e: launched(self.kb, e, self.manifest, proc.image, self.pinned) for e in engines_of(proc.tables, proc.engine)}
         tables = [] if kind == "router" and engine != "trtllm" else self._tables(engine, orchestrator)
         booleans = self.booleans(proc)
@@ -382,8 +381,6 @@ class _Adapter:
                 head, dot, rest = name[2:].partition(".")
                 name = "--" + head.replace("_", "-") + dot + rest
             proc.flag_names.add(name)
-            if router_prefix and name.startswith(router_prefix):
-                continue  # the router's own flags (no registry to check them against)
             proc.args.append(Arg(name, flag.text, flag.span,
                                  Located(value.text, value.span) if value is not None and value.static else None, "cli",
                                  value is not None and not value.static))

@@ -27,7 +27,7 @@ PYTHON = re.compile(r"python3?(\.\d+)?")
 class Launch:
     """What a command starts: ``kind`` engine | frontend | router; ``launcher`` its text;
     ``consumed``: how many leading words name it; ``spec``: its data entry (extra keys such as
-    ``router_flag_prefix``, ``dp_workers_on_one_node``)."""
+    ``flag_registries``, ``dp_workers_on_one_node``)."""
 
     kind: str
     engine: str | None
@@ -37,12 +37,18 @@ class Launch:
     spec: dict
 
 
-def registries(kind: str, engine: str | None, orchestrator: str | None, launcher: str) -> tuple[str, ...]:
-    """Which flag registries (rules/flags/*.yaml) a process's flags must be found in."""
+def registries(kind: str, engine: str | None, orchestrator: str | None, launcher: str,
+               spec: dict | None = None) -> tuple[str, ...]:
+    """Which flag registries (rules/flags/*.yaml, rules/releases/<engine>.yaml) a process's flags
+    must be found in: the launcher entry's own ``flag_registries`` when it names them
+    (``sglang_router.launch_server``: SGLang's and the router's), else by kind and engine."""
+    named = (spec or {}).get("flag_registries")
+    if isinstance(named, list) and named:
+        return tuple(str(n) for n in named)
     if kind == "frontend":
         return ("dynamo.frontend",)
     if kind == "router":
-        return ("trtllm.disaggregated",) if engine == "trtllm" else ()  # no registry of sglang_router flags
+        return ("trtllm.disaggregated",) if engine == "trtllm" else ()
     if orchestrator == "dynamo" and engine:
         return (f"dynamo.{engine}",) + ((engine,) if engine in ("sglang", "vllm") else ())
     return (engine,) if engine else ()

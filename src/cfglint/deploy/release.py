@@ -139,7 +139,33 @@ def launched(kb: Knowledge, engine: str, manifest: dict, image: Located | None,
     if data is None:
         return Launched(engine, written, via, Resolution(version, None, "unknown",
                                                          f"cfglint holds no release data of {engine}"))
+    if written is None:
+        note = _bundled_note(kb, engine, manifest, image)
+        if note is not None:
+            return Launched(engine, None, None, Resolution(None, None, "bundled", note))
     return Launched(engine, written, via, data.resolve(version))
+
+
+def _bundled_note(kb: Knowledge, engine: str, manifest: dict, image: Located | None) -> str | None:
+    """Why the release of ``engine``, a program shipped in another engine's images
+    (``rules/engines.yaml`` ``releases.bundled``: sglang-router in SGLang's), is not known when
+    the image or the manifest names a release of that other engine only; None otherwise."""
+    entry = ((kb.engines.get("releases") or {}).get("bundled") or {}).get(engine)
+    host = entry.get("in") if isinstance(entry, dict) else None
+    if not isinstance(host, str):
+        return None
+    data = kb.engine_releases(host)
+    label = data.label if data is not None else host
+    mine = kb.engine_releases(engine)
+    own = mine.label if mine is not None else engine
+    written = declared(manifest, host)
+    said = "the manifest's engine.version"
+    if written is None:
+        written = from_image(image, host, kb)
+        if written is None:
+            return None
+        said = f"the image {image.value}"
+    return f"{said} names {label} {written.value}; which {own} release that bundles, no source cfglint holds states"
 
 
 @dataclass(frozen=True, slots=True)

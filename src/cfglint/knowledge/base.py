@@ -26,7 +26,7 @@ from .userfile import read_user_file
 CONFIG_FILES = ("model_configs.yaml", "model_configs_litgpt.yaml", "model_configs_extra.yaml")
 
 # engines whose releases are compiled into rules/releases/<engine>.yaml, and how messages name them
-RELEASE_ENGINES = ("vllm", "sglang", "dynamo", "trtllm")
+RELEASE_ENGINES = ("vllm", "sglang", "sglang-router", "dynamo", "trtllm")
 
 
 def _norm(name: str) -> str:

@@ -8,6 +8,8 @@ from pathlib import Path
 from .bundled import current, load, shared
 from .releases import ENGINE_LABELS
 
+# the parts of an engine's compiled data (rules/releases/<engine>-env.yaml ...): not release lists
+PARTS = ("-env", "-checks", "-kernels")
 
 
 
@@ -27,8 +29,8 @@ def coverage() -> dict:
     date = about.get("knowledge_date") if isinstance(about, dict) else None
     engines: dict[str, list[str]] = {}
     names = sorted(n for n in current().paths
-                   if (n.startswith("flags/") or n.startswith("releases/")) and "-" not in Path(n).stem
-                   and Path(n).stem != "inputs")
+                   if (n.startswith("flags/") or n.startswith("releases/"))
+                   and not Path(n).stem.endswith(PARTS) and Path(n).stem != "inputs")
     for name in names:
         data = shared(name)
         if not isinstance(data, dict):

@@ -12,7 +12,8 @@ from .flagregistry import FlagRegistry
 # How messages and hovers name each registry's launcher (rules/flags/*.yaml, flagregistry.registries)
 LABELS = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "trtllm-serve", "trtllm.disaggregated": "trtllm-serve disaggregated",
           "dynamo.frontend": "Dynamo frontend", "dynamo.trtllm": "dynamo.trtllm", "dynamo.sglang": "dynamo.sglang",
-          "dynamo.vllm": "dynamo.vllm"}
+          "dynamo.vllm": "dynamo.vllm", "sglang-router": "sglang_router.launch_router",
+          "sglang-router.launch_server": "sglang_router.launch_server"}
 MAX_CHOICES = 40   # choice values listed in full; past that the first ones and the count
 
 

@@ -18,7 +18,8 @@ from typing import Any
 
 from . import versions
 
-ENGINE_LABELS = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "NVIDIA Dynamo"}
+ENGINE_LABELS = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "TensorRT-LLM", "dynamo": "NVIDIA Dynamo",
+                 "sglang-router": "sglang-router"}
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,9 @@ class Resolution:
     ``release`` is a release of the data or None; ``how``: ``exact``; ``line`` (another patch of
     the same release line was read: ``0.9.1`` -> ``0.9.2``); ``newer`` / ``older`` (beyond the
     releases read); ``unread`` (inside the range but its line was not read); ``unavailable`` (the
-    registry has no usable package of it); ``unknown`` (no version given, or no release number).
+    registry has no usable package of it); ``unknown`` (no version given, or no release number);
+    ``bundled`` (no version of its own given, and the image or manifest names a release of the engine
+    whose images ship it, sglang-router in SGLang's: which of its releases that is, no source says).
     ``note`` says it in words for COV001 and messages."""
 
     version: str | None
