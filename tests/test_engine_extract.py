@@ -1332,12 +1332,19 @@ def test_dynamo_1_6_1_parser_names_are_the_compiled_runtime_library_s():
 # ---------------------------------------------------------------------------------------------
 
 def _shipped(engine: str) -> dict:
-    """rules/releases/<engine>.yaml with its -env and -checks parts, as one dict."""
+    """rules/releases/<engine>.yaml with its -env and -checks parts (where it has them: the
+    sglang-router series has none), as one dict."""
     data = yaml.safe_load((ROOT / "rules" / "releases" / f"{engine}.yaml").read_text(encoding="utf-8"))
     for part in merge.SPLIT:
-        data.update({part: yaml.safe_load((ROOT / "rules" / "releases" / f"{engine}-{part}.yaml")
-                                          .read_text(encoding="utf-8"))[part]})
+        path = ROOT / "rules" / "releases" / f"{engine}-{part}.yaml"
+        if path.exists():
+            data.update({part: yaml.safe_load(path.read_text(encoding="utf-8"))[part]})
     return data
+
+
+def _series(rec: dict) -> str:
+    """The compiled file a record goes to (command.SERIES): its engine's, or sglang-router's."""
+    return next(name for name, (e, p) in command.SERIES.items() if e == rec["engine"] and p == rec["package"])
 
 
 def _at(data: dict, v: str) -> dict:
@@ -1385,13 +1392,45 @@ def _record(label: str, tmp_path_factory) -> dict:
 
 
 # one small release of each engine (a few MB from PyPI in CI), and the newest cached ones
-@pytest.mark.parametrize("label", ["vllm==0.6.2", "sglang==0.4.0.post2", "ai-dynamo==0.4.1",
-                                   "vllm==0.33.0", "sglang==0.5.23", "ai-dynamo==1.6.1"])
+@pytest.mark.parametrize("label", ["vllm==0.6.2", "sglang==0.4.0.post2", "ai-dynamo==0.4.1", "sglang-router==0.0.11",
+                                   "vllm==0.33.0", "sglang==0.5.23", "ai-dynamo==1.6.1", "sglang-router==0.3.2"])
 def test_the_shipped_data_at_a_release_is_what_its_package_says(label, tmp_path_factory):
     rec = _record(label, tmp_path_factory)
-    engine, v = rec["engine"], rec["version"]
-    alone = merge.merge(engine, {v: rec})
-    assert _at(_shipped(engine), v) == _at(alone, v)
+    series, v = _series(rec), rec["version"]
+    alone = merge.merge(series, {v: rec})
+    assert _at(_shipped(series), v) == _at(alone, v)
+
+
+def test_the_newest_router_release_is_read_from_its_python_cli():
+    """sglang-router 0.3.2 (the newest on PyPI) still defines its CLI in Python:
+    RouterArgs.add_cli_args in sglang_router/router_args.py, which launch_router's
+    parse_router_args and launch_server's main call (cli.py's `smg launch` / `smg server` only
+    dispatch to them); its PD flags and the 0.3.2-only --assignment-mode are read."""
+    rec = real("sglang-router==0.3.2")
+    router = rec["launchers"]["router"]
+    assert router["source"] == ["sglang_router/launch_router.py", "sglang_router/router_args.py"]
+    assert router["flags"]["--pd-disaggregation"]["source"].startswith("sglang_router/router_args.py:")
+    assert router["flags"]["--assignment-mode"]["choices"] == ["random", "min_load", "min_group"]
+    server = rec["launchers"]["router.launch_server"]
+    assert "--router-dp-worker-base-port" in server["flags"] and "--host" not in server["flags"]
+    assert [i["call"] for i in server["includes"]] == ["ServerArgs.add_cli_args"]
+
+
+def test_the_shipped_router_data_is_a_rerun_of_the_pinned_router_releases(tmp_path):
+    """`engines sglang-router` (six small router packages; seconds): every pinned router release's
+    record from the build cache, compiled, gives rules/releases/sglang-router.yaml byte for byte."""
+    rels = [r for r in RELEASES.values() if r.package == "sglang-router"]
+    missing = [r.label for r in rels if not fetch.release_dir(r).is_dir()]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not in the build cache; python -m cfglint.knowledge.build engines "
+                    f"sglang-router fetches them")
+    records = tmp_path / "records"
+    for r in rels:
+        command.write_record(command.extract_release(r, download=False), r, records)
+    assert command.compile_engine("sglang", records, tmp_path / "out", {"sglang-router"}) == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["sglang-router.yaml"]
+    assert (tmp_path / "out" / "sglang-router.yaml").read_bytes() == \
+        (ROOT / "rules" / "releases" / "sglang-router.yaml").read_bytes()
 
 
 def test_the_shipped_data_is_a_rerun_of_every_pinned_release(tmp_path):
@@ -1399,13 +1438,14 @@ def test_the_shipped_data_is_a_rerun_of_every_pinned_release(tmp_path):
     on two cores, so in deep runs only) merged gives the shipped files byte for byte."""
     if not DEEP:
         pytest.skip("the whole compile runs in deep runs (CI=true or CFGLINT_DEEP=1)")
-    missing = [r.label for r in RELEASES.values() if not r.unavailable and r.package in command.MAIN_PACKAGE.values()
+    compiled = {p for _e, p in command.SERIES.values()}   # the engines' packages and sglang-router
+    missing = [r.label for r in RELEASES.values() if not r.unavailable and r.package in compiled
                and not fetch.release_dir(r).is_dir()]
     if missing:
         pytest.skip(f"{len(missing)} pinned releases are not in the build cache ({', '.join(missing[:3])}, ...)")
     records = tmp_path / "records"
     for r in RELEASES.values():
-        if r.package in command.MAIN_PACKAGE.values():
+        if r.package in compiled:
             command.write_record(command.extract_release(r, download=False), r, records)
     for engine in ("vllm", "sglang", "dynamo"):
         assert command.compile_engine(engine, records, tmp_path / "out") == 0
@@ -1422,7 +1462,8 @@ def test_compile_refuses_to_leave_a_pinned_release_out(tmp_path, capsys):
     assert "no pinned release has source" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("label", ["vllm==0.6.2", "sglang==0.4.0.post2", "ai-dynamo==0.4.1", "sglang-router==0.1.9"])
+@pytest.mark.parametrize("label", ["vllm==0.6.2", "sglang==0.4.0.post2", "ai-dynamo==0.4.1", "sglang-router==0.1.9",
+                                   "sglang-router==0.3.2"])
 def test_a_rerun_on_a_real_tree_gives_the_same_bytes(label):
     first = command.record_text(real(label))
     _RECORDS.pop(label)

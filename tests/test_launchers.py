@@ -221,10 +221,15 @@ def test_sglang_launch_router_is_a_router_not_an_instance(tmp_path):
     text = (d / "run.sh").read_text()
     (d / "run.sh").write_text(text + "python3 -m sglang_router.launch_router --worker-urls http://127.0.0.1:30000 "
                                      "--policy cache_aware &\n")
+    # no instance, no TOP finding; its flags are the router's (rules/releases/sglang-router.yaml), all known
+    assert lint(d, coverage=True) == []
+    (d / "run.sh").write_text(text + "python3 -m sglang_router.launch_router --worker-urls http://127.0.0.1:30000 "
+                                     "--polcy cache_aware &\n")
     found = lint(d, coverage=True)
-    # no instance, no TOP finding; its flags are not checked (no flag list of the router), and said so
-    assert [f[0] for f in found] == ["COV001"]
-    assert "flags of python3 -m sglang_router.launch_router (FLG001): cfglint holds no flag list" in found[0][4]
+    assert [f[0] for f in found] == ["FLG001"]
+    assert found[0][4].startswith("sglang_router.launch_router has no flag --polcy: did you mean --policy? (in no "
+                                  "sglang-router release cfglint holds, 0.0.11-0.3.2: the manifest's engine.version "
+                                  "names SGLang kimi-k3; which sglang-router release that bundles")
 
 
 # -- wrappers around a published launch ------------------------------------------------------

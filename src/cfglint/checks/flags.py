@@ -112,7 +112,7 @@ def _unknown_message(ctx: Context, arg: Arg, regs: list[FlagRegistry], suggest: 
       "assumed: a flag in no release is an error, one the newest no longer has is a warning naming "
       "the releases that have it, and COV001 says which releases the launch's flags fit. A release "
       "beyond the data (newer, older, a build such as '0.5.11 DSv4') makes an unknown flag a warning.",
-      ("rules/releases/{vllm,sglang,dynamo}.yaml: every release's flags, compiled from the engines' "
+      ("rules/releases/{vllm,sglang,sglang-router,dynamo}.yaml: every release's flags, compiled from the engines' "
        "published packages by `python -m cfglint.knowledge.build engines` (inputs in "
        "rules/releases/inputs.yaml)",
        "rules/flags/*.yaml: hand-written notes, replacement hints and other engines' spellings; "

@@ -197,10 +197,11 @@ def write(engine: str, records: dict[str, dict], out_dir: Path) -> list[Path]:
     pairs, removed flags) and ``out_dir/<engine>-<section>.yaml`` for each of :data:`SPLIT`;
     returns the paths."""
     data = merge(engine, records)
-    # a section no record has (the sglang-router records: launchers only) is not written at all
-    for section in ("env", "parsers", "exclusive", "checks", "removed"):
-        if not data.get(section) and not any(section in rec or (section == "exclusive" and "conflicts" in rec)
-                                             for rec in records.values()):
+    # records of launchers only (the sglang-router series: no variables, parsers, pairs, checks or
+    # removals read) give a file of launchers only, and no -env / -checks parts
+    sections = ("env", "parsers", "exclusive", "conflicts", "checks", "removed")
+    if not any(k in rec for rec in records.values() for k in sections):
+        for section in sections:
             data.pop(section, None)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
