@@ -391,8 +391,15 @@ def _valid(entry: dict, value) -> str | None:
       "--kv-cache-dtype, --quantization, ...) and parse numbers strictly; a wrong value stops "
       "the launch. Choices are the engine's own lists, per version, in rules/flags/. A flag that "
       "takes a model (--model-path, --speculative-draft-model-path, ...) given a bare number "
-      "(a default such as ${DRAFT:=4} passed to the wrong flag) is reported with the flag's type.",
+      "(a default such as ${DRAFT:=4} passed to the wrong flag) is reported with the flag's type. "
+      "A vLLM or SGLang --config YAML key is passed as the engine passes it: a word given to a flag "
+      "that takes none, or a YAML true given to a flag that takes a value (vLLM passes it as the bare "
+      "flag), is an error; a YAML false that vLLM drops (no --no-KEY) a warning.",
       ("rules/flags/*.yaml (choices and types from each engine's argument parser)",
+       "vllm==0.33.0 vllm/utils/argparse_utils.py FlexibleArgumentParser.load_config_file (true: --KEY; false: "
+       "--no-KEY when the parser has it, else nothing; other values: --KEY str(value))",
+       "sglang==0.5.23 sglang/srt/utils/server_args_config_parser.py ConfigArgumentMerger._add_boolean_arg "
+       "(store_true: --KEY for true; other flags: --KEY true|false)",
      "sgl-project/sglang python/sglang/srt/server_args.py (--model-path, --speculative-draft-model-path: "
      "\"a local folder or a Hugging Face repo ID\")"))
 def check_flag_values(ctx: Context):
