@@ -128,7 +128,10 @@ def test_probe_every_launch_reports_a_bogus_flag_or_says_why_not(rel, tmp_path):
     silent = []
     if entry["kind"] == "engine-yaml":
         named, gaps = reported(tmp_path, engine_yaml_probe(path), path.name, PROBE_KEY)
-        if not named and not any("engine-config checks" in g for g in gaps):
+        # an engine YAML cfglint read as one engine's config (no COV001 about the file as it is
+        # published: 044..048 vLLM --config files, 094 an SGLang one) must name the bogus key
+        typed = not any("engine-config checks" in m for f in _findings(rel) if f[0] == "COV001" for m in f[4])
+        if not named and (typed or not any("engine-config checks" in g for g in gaps)):
             silent.append(1)
     else:
         found = launches(path)

@@ -145,3 +145,48 @@ def test_a_build_of_the_vllm_image_under_a_longer_name_keeps_the_release_its_tag
     path.write_text(text.replace("/aibrix/vllm-openai-aibrix-kvcache-nixl:", "/aibrix/runtime:", 1), encoding="utf-8")
     env = [f for f in lint_paths([str(path)]).findings if f.rule_id == "ENV001"]
     assert env and "VLLM_USE_V1" in env[0].message and "not declared" in env[0].message
+
+
+TRTLLM_PD = "015-aibrix-tensorrt-tensor-rt-pd/tensor-rt-pd.yaml"   # aibrix/tensorrt-llm:1.3.0rc8, trtllm-serve x2
+RELEASE_GAP = "flags of trtllm-serve at the release the launch runs"
+
+
+def _trtllm_gaps(path: Path) -> list[str]:
+    return [m for f in lint_paths([str(path)]).findings if f.rule_id == "COV001" for _s, m in f.related
+            if m.startswith(RELEASE_GAP)]
+
+
+def test_a_tensorrt_llm_image_tag_in_the_hand_list_s_line_is_the_release_its_flags_are_checked_at(tmp_path):
+    """Corpus 015 (AIBrix): both trtllm-serve launches run aibrix/tensorrt-llm:1.3.0rc8, a copy of
+    NGC's nvcr.io/nvidia/tensorrt-llm/release under another owner: TensorRT-LLM 1.3.0rc8, of the
+    1.2-1.3 line rules/flags/trtllm.yaml holds, so no COV001 says its flags were not checked at
+    the release it runs (it said "the release it runs is not declared")."""
+    path = shared("corpus") / TRTLLM_PD
+    assert _trtllm_gaps(path) == []
+    # the tag changed in one place: a release beyond the hand list's line is named in the note
+    later = tmp_path / "tensor-rt-pd.yaml"
+    later.write_text(path.read_text(encoding="utf-8").replace("tensorrt-llm:1.3.0rc8", "tensorrt-llm:1.4.0rc1", 1),
+                     encoding="utf-8")
+    gaps = _trtllm_gaps(later)
+    assert len(gaps) == 1 and "it runs 1.4.0rc1" in gaps[0] and "hand-made list of 1.2-1.3" in gaps[0]
+    # the control: an image of another name (not a TensorRT-LLM image) names no release
+    other = tmp_path / "other.yaml"
+    other.write_text(path.read_text(encoding="utf-8").replace("/aibrix/tensorrt-llm:", "/aibrix/runtime:"),
+                     encoding="utf-8")
+    assert [("not declared" in g) for g in _trtllm_gaps(other)] == [True, True]
+
+
+@pytest.mark.parametrize("image, release", [
+    ("nvcr.io/nvidia/tensorrt-llm/release:1.0.0rc6", "1.0.0rc6"),          # NGC (examples/submissions/recipes)
+    ("registry.example:5000/nvidia/tensorrt-llm/release:1.2.0", "1.2.0"),  # a mirror keeps NGC's path
+    ("aibrix/tensorrt-llm:1.3.0rc8", "1.3.0rc8"),                          # another owner's copy (corpus 015)
+    ("nvcr.io/nvidia/tritonserver:25.04-trtllm-python-py3", None),        # Triton's release, not TensorRT-LLM's
+    ("example/tensorrt-llm-runner", None),                                 # no tag: no release
+])
+def test_tensorrt_llm_images_and_the_release_their_tag_names(image, release):
+    from cfglint.deploy.release import from_image
+    from cfglint.knowledge import knowledge
+    from cfglint.model import Located
+
+    found = from_image(Located(image, None), "trtllm", knowledge())
+    assert (found.value if found is not None else None) == release

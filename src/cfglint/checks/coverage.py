@@ -157,7 +157,16 @@ def coverage_note(ctx: Context) -> Finding | None:
     """The COV001 note of a unit, or None when every check could run."""
     _model_gaps(ctx)
     _accelerator_gaps(ctx)
-    if ctx.sub.unknown_yaml is not None:
+    if ctx.sub.config_tied:
+        from ..knowledge.releases import ENGINE_LABELS
+
+        names = " and ".join(f"{ENGINE_LABELS.get(e, e)}'s" for e in ctx.sub.config_tied)
+        span = ctx.sub.unknown_yaml or Span(ctx.sub.display, 1, 1, 1, 1)
+        ctx.not_checked(f"engine-config checks for {os.path.basename(span.path)}",
+                        f"its keys are flags of {names} --config files alike (as many keys of each): which engine "
+                        "reads it is not known, so its keys were checked against neither; list it under "
+                        "files.configs of a submission whose launch passes it with --config", span)
+    elif ctx.sub.unknown_yaml is not None:
         ctx.not_checked(f"engine-config checks for {os.path.basename(ctx.sub.unknown_yaml.path)}",
                         ("its keys name engine settings, but none marks it as an engine config cfglint reads on its "
                          "own" if ctx.sub.engine_like_yaml else "no key marks it as an engine config") +

@@ -397,8 +397,15 @@ def _valid(entry: dict, value) -> str | None:
       "--kv-cache-dtype, --quantization, ...) and parse numbers strictly; a wrong value stops "
       "the launch. Choices are the engine's own lists, per version, in rules/flags/. A flag that "
       "takes a model (--model-path, --speculative-draft-model-path, ...) given a bare number "
-      "(a default such as ${DRAFT:=4} passed to the wrong flag) is reported with the flag's type.",
+      "(a default such as ${DRAFT:=4} passed to the wrong flag) is reported with the flag's type. "
+      "A vLLM or SGLang --config YAML key is passed as the engine passes it: a word given to a flag "
+      "that takes none, or a YAML true given to a flag that takes a value (vLLM passes it as the bare "
+      "flag), is an error; a YAML false that vLLM drops (no --no-KEY) a warning.",
       ("rules/flags/*.yaml (choices and types from each engine's argument parser)",
+       "vllm==0.33.0 vllm/utils/argparse_utils.py FlexibleArgumentParser.load_config_file (true: --KEY; false: "
+       "--no-KEY when the parser has it, else nothing; other values: --KEY str(value))",
+       "sglang==0.5.23 sglang/srt/utils/server_args_config_parser.py ConfigArgumentMerger._add_boolean_arg "
+       "(store_true: --KEY for true; other flags: --KEY true|false)",
      "sgl-project/sglang python/sglang/srt/server_args.py (--model-path, --speculative-draft-model-path: "
      "\"a local folder or a Hugging Face repo ID\")"))
 def check_flag_values(ctx: Context):
@@ -417,6 +424,11 @@ def check_flag_values(ctx: Context):
                 continue
             r, primary = found
             entry = r.flags.get(primary) or {}
+            if arg.origin != "cli" and r.name in ("vllm", "sglang"):
+                form = _config_value_form(r.name, arg, entry)
+                if form is not None:
+                    yield Finding("FLG002", f"{arg.written}{_where(arg)}: {form[0]}", arg.value.span, level=form[1])
+                    continue
             if entry.get("type") in ("bool", "optional_bool") or arg.name in (entry.get("negation") or []) \
                     or primary in parser_flags or any(a in parser_flags for a in entry.get("aliases") or []):
                 continue
@@ -428,6 +440,37 @@ def check_flag_values(ctx: Context):
                        f"to the wrong flag or variable?")
             if why:
                 yield Finding("FLG002", f"{arg.written}{_where(arg)}: {why}", arg.value.span)
+
+
+def _config_value_form(engine: str, arg: Arg, entry: dict) -> tuple[str, str | None] | None:
+    """(why, level) when a ``--config`` YAML key's value has a form the engine cannot pass to the
+    flag, or None. vLLM (vllm==0.33.0 vllm/utils/argparse_utils.py FlexibleArgumentParser.
+    load_config_file): a YAML ``true`` becomes the bare flag, ``false`` its ``--no-<key>`` when
+    the parser has one (else nothing is passed), another value ``--<key> str(value)``. SGLang
+    (sglang==0.5.23 sglang/srt/utils/server_args_config_parser.py ConfigArgumentMerger): a YAML
+    boolean of a ``store_true`` flag the bare flag (true) or nothing (false), of another flag
+    ``--<key> true|false``, another value ``--<key> str(value)``."""
+    value = arg.value.value if arg.value is not None else None
+    if value is None or isinstance(value, (list, dict)):
+        return None
+    label = LABEL.get(engine, engine)
+    takes_none = entry.get("type") == "bool" if engine == "vllm" else entry.get("action") == "store_true"
+    if takes_none and not isinstance(value, bool):
+        return (f"'{value}' is no YAML boolean, and the flag takes no value: {label} passes the key as "
+                f"--{arg.written} {value}, which its argument parser refuses (unrecognized arguments: {value}); "
+                f"write true or false", None)
+    if isinstance(value, bool) and not takes_none and engine == "vllm" and entry.get("type") not in (None, "bool"):
+        if value:
+            return (f"a YAML true is passed by {label} as the bare flag --{arg.written}, with no value, but the "
+                    f"flag takes one (type {entry.get('type')}): argparse refuses it (expected one argument)", None)
+        return (f"a YAML false is passed by {label} only as --no-{arg.written}, which it does not have, so "
+                f"nothing is passed and the setting keeps its default; write a value of type "
+                f"{entry.get('type')} or remove the key", "warning")
+    if isinstance(value, bool) and not takes_none and engine == "sglang":
+        why = _valid(entry, str(value).lower())
+        if why:
+            return f"{label} passes a YAML {str(value).lower()} as the text '{str(value).lower()}': {why}", None
+    return None
 
 
 @rule("FLG003", "conflicting-flag-values", "error",

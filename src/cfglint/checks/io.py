@@ -8,13 +8,16 @@ register(
     "cfglint reads every file of a submission as UTF-8 text and parses it (YAML or shell) "
     "without executing anything. A file that cannot be read or parsed cannot be checked, and "
     "an engine would refuse it too (or, for duplicate YAML keys, silently keep only the last "
-    "value). YAML merge keys (`<<: *defaults`) are applied as safe loaders apply them; a merge "
+    "value; in an engine config, which the engines read with yaml.safe_load, a key repeated with "
+    "the same value changes nothing and is a warning). YAML merge keys (`<<: *defaults`) are applied as safe loaders apply them; a merge "
     "key whose value is not a mapping or a list of mappings, an alias inside the node it names, "
     "and aliases that expand a document to more than 200000 nodes or 20 million characters "
     "('billion laughs') are IO001. The other files of the run are still checked.",
     ("YAML 1.1 / 1.2 specification (duplicate keys are an error); tree-sitter-bash grammar",
      "YAML 1.1 merge key type, https://yaml.org/type/merge.html (written keys win; earlier mappings of a list win)",
-     "PyYAML lib/yaml/constructor.py SafeConstructor.flatten_mapping (refuses a merge of a non-mapping)"))
+     "PyYAML lib/yaml/constructor.py SafeConstructor.flatten_mapping (refuses a merge of a non-mapping)",
+     "vllm==0.33.0 vllm/utils/argparse_utils.py FlexibleArgumentParser.load_config_file and sglang==0.5.23 "
+     "sglang/srt/utils/server_args_config_parser.py ConfigArgumentMerger (--config read with yaml.safe_load)"))
 
 register(
     "SUB001", "invalid-manifest", "error",

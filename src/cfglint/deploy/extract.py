@@ -521,6 +521,8 @@ class _Adapter:
                     proc.settings[setting] = Located(node.value, node.span)
             return
         flag_to_setting = _flag_table([spec])
+        # a YAML boolean of a flag that takes a value sets nothing (FLG002 says what the engine does)
+        takes_none = self.booleans(proc) if proc.tables else None
         for key, node in root.items:
             if isinstance(key.value, str):
                 proc.flag_names.add("--" + key.value.replace("_", "-"))
@@ -530,6 +532,8 @@ class _Adapter:
                 continue
             flag = "--" + key.value.replace("_", "-")
             setting = flag_to_setting.get(flag)
+            if takes_none is not None and isinstance(node.value, bool) and flag not in takes_none:
+                continue
             if setting and setting not in proc.settings and node.value is not None:
                 proc.settings[setting] = Located(node.value, node.span)
 
@@ -645,12 +649,24 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
             for role, loc in server_config_instances(cfg.root).items():
                 dep.instances.setdefault(role, loc)
             continue
-        if cfg.used_by or cfg.written_by or not isinstance(cfg.root, YMap) or not adapter.default_engine \
+        if cfg.used_by or cfg.written_by or not isinstance(cfg.root, YMap):
+            continue
+        if cfg.engine and not adapter.default_engine:
+            # linted on its own, its keys the flags of one engine's --config file (load.submission:
+            # knowledge.configkeys): read as that engine reads it, by a launch nobody published
+            engine, orchestrator = cfg.engine, None
+        elif not adapter.default_engine \
                 or not any(isinstance(k.value, str) and k.value in PARALLELISM_KEYS for k, _ in cfg.root.items):
             continue  # only an engine YAML that states its parallelism stands for a worker
-        proc = Process(kind="engine", engine=adapter.default_engine, orchestrator=adapter.default_orchestrator,
+        else:
+            engine, orchestrator = adapter.default_engine, adapter.default_orchestrator
+        proc = Process(kind="engine", engine=engine, orchestrator=orchestrator,
                        launcher=f"engine config {cfg.display}", span=_first_key_span(cfg.root, cfg.display),
                        configs=[cfg], synthetic=True)
+        if cfg.engine and not adapter.default_engine:
+            proc.tables = registries("engine", engine, None, proc.launcher)
+            proc.releases = {e: launched(kb, e, adapter.manifest, None, adapter.pinned)
+                             for e in engines_of(proc.tables, engine)}
         adapter.apply_config(proc, cfg)
         role = cfg.role or role_from_name(cfg.path) or ("server" if adapter.aggregated else None)
         if role:

@@ -93,8 +93,8 @@ def from_image(image: Located | None, engine: str, kb: Knowledge) -> Located | N
         # a mirror or another registry keeps the repository's path (registry.example/vllm/vllm-openai)
         official = entry.get("repository") if isinstance(entry, dict) else None
         if not isinstance(official, str) or entry.get("engine") != engine or not tag \
-                or not (repo == official or repo.endswith("/" + official)
-                        or (entry.get("forks") and _fork_of(repo, official))):
+                or not (repo == official or repo.endswith("/" + official) or _mirror_of(repo, official)
+                        or (entry.get("forks") and _fork_of(repo, official, entry.get("forks")))):
             continue
         pattern = entry.get("tag")
         m = re.search(pattern, tag) if isinstance(pattern, str) else None
@@ -103,13 +103,23 @@ def from_image(image: Located | None, engine: str, kb: Knowledge) -> Located | N
     return None
 
 
-def _fork_of(repo: str, official: str) -> bool:
+def _fork_of(repo: str, official: str, forks=True) -> bool:
     """Whether image repository ``repo`` is another owner's build of ``official`` under the same
     name, or that name with a suffix of its own (``aibrix/vllm-openai``,
     ``aibrix/vllm-openai-aibrix-kvcache-nixl`` of ``vllm/vllm-openai``, for entries marked
-    ``forks: true``): its tag names the release it is built on (``v0.10.2-aibrix-v0.5.0``)."""
-    name, base = repo.rsplit("/", 1)[-1], official.rsplit("/", 1)[-1]
-    return "/" in repo and (name == base or name.startswith(base + "-"))   # aibrix/vllm-openai-aibrix-kvcache-nixl
+    ``forks: true``; ``forks: [names]``: under one of those names instead, as
+    ``aibrix/tensorrt-llm`` of ``nvcr.io/nvidia/tensorrt-llm/release``, whose last part names no
+    engine): its tag names the release it is built on (``v0.10.2-aibrix-v0.5.0``, ``1.3.0rc8``)."""
+    name = repo.rsplit("/", 1)[-1]
+    bases = [str(b) for b in forks] if isinstance(forks, list) else [official.rsplit("/", 1)[-1]]
+    return "/" in repo and any(name == base or name.startswith(base + "-") for base in bases)
+
+
+def _mirror_of(repo: str, official: str) -> bool:
+    """Whether ``repo`` is ``official`` (named with its registry host, ``nvcr.io/...``) on another
+    registry: the same path after the host (``registry.example/nvidia/tensorrt-llm/release``)."""
+    host, _, path = official.partition("/")
+    return ("." in host or ":" in host) and "/" in path and repo.endswith("/" + path)
 
 
 def declared(manifest: dict, engine: str) -> Located | None:

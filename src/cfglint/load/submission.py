@@ -13,6 +13,7 @@ import re
 from dataclasses import field
 
 from ..knowledge import knowledge
+from ..knowledge.configkeys import config_engine
 from ..knowledge.llmapi import llm_api_markers, other_engine_keys
 from ..model import Finding, Span, record
 from ..read.argsfile import parse_args_file
@@ -20,7 +21,7 @@ from ..read.paths import display_path, printable
 from ..read.safeio import inside, lexists, real_path, resolving
 from ..read.shell import Command, ParserCrash, ShellScript, parse_shell
 from ..read.textfile import MAX_BYTES, NotText, ReadError, TextFile, read_text
-from ..read.yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YamlError, YMap, YNode,
+from ..read.yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YamlError, YMap, YNode, YScalar,
                             foreign_tags, holds, key_span, nodes, parse_yaml, parse_yaml_all, to_python, walk_path)
 from ..schema.validation import validate, validator
 from .discover import MANIFEST, serving_candidates
@@ -42,6 +43,8 @@ class ConfigFile:
     role: str | None = None       # declared in the manifest's files.configs entry
     used_by: int = 0
     written_by: str | None = None  # the launch script that writes it with a heredoc (display path)
+    # linted on its own: the engine whose --config file its keys make it (knowledge.configkeys)
+    engine: str | None = None
 
 
 def role_from_name(path: str) -> str | None:
@@ -81,6 +84,11 @@ class Submission:
     # that YAML names engine settings (a top-level key spelled as an SGLang / vLLM flag or a
     # TensorRT-LLM LLM API key) without being a config cfglint reads: a serving file it could not check
     engine_like_yaml: bool = False
+    # a YAML linted on its own whose keys are flags of these engines' --config files equally
+    # (knowledge.configkeys): which engine reads it is not known, COV001 says so
+    config_tied: tuple[str, ...] = ()
+    # IO001 duplicate-key findings whose two values are equal (an engine config makes them warnings)
+    same_duplicates: list[Finding] = field(default_factory=list)
     # span of a node inside a mapping merged with '<<' -> the '<<' keys merging it (merge_related)
     merged_at: dict[Span, list[Span]] = field(default_factory=dict)
     # Kubernetes manifests: every object read (display path, node), and the kinds recognised but
@@ -169,11 +177,41 @@ def _report_tags(root: YNode | None, display: str, sub: Submission) -> None:
 def _report_duplicates(node: YNode | None, sub: Submission) -> None:
     for n in nodes(node):  # each mapping once, however many aliases name it
         if isinstance(n, YMap):
+            values = _values_at(n)
             for first, again in n.duplicates:
-                sub.findings.append(Finding(
-                    "IO001",
-                    f"duplicate key '{again.text}' (first at line {first.span.line}); YAML loaders keep only the last value",
-                    again.span, related=[(first.span, "first definition")]))
+                f = Finding("IO001",
+                            f"duplicate key '{again.text}' (first at line {first.span.line}); YAML loaders keep only "
+                            f"the last value", again.span, related=[(first.span, "first definition")])
+                a, b = values.get(first.span), values.get(again.span)
+                if a is not None and a == b:
+                    sub.same_duplicates.append(f)
+                sub.findings.append(f)
+
+
+def _values_at(n: YMap) -> dict:
+    """Key span -> (type, value) of every scalar value of ``n`` (``n.items`` holds a repeated key
+    each time it is written)."""
+    out = {}
+    for k, v in n.items:
+        if isinstance(v, YScalar):
+            out[k.span] = (type(v.value), v.value)
+    return out
+
+
+SAME_VALUE = ("with the same value both times: yaml.safe_load, which the engines read their config files with, keeps "
+              "the last one, the same, so the file reads as if it were written once (a change to the first one "
+              "would do nothing); remove one")
+
+
+def _same_value_duplicates(sub: Submission, display: str) -> None:
+    """The duplicate keys of an engine config ``display`` whose two values are equal: a warning,
+    not an error (vLLM and SGLang read --config with yaml.safe_load: the last value wins in silence,
+    vllm==0.33.0 vllm/utils/argparse_utils.py load_config_file, sglang==0.5.23
+    sglang/srt/utils/server_args_config_parser.py; TensorRT-LLM reads its YAML with yaml.safe_load too)."""
+    for f in sub.same_duplicates:
+        if f.span.path == display and f.level is None:
+            f.level = "warning"
+            f.message = f.message.replace("YAML loaders keep only the last value", SAME_VALUE)
 
 
 MAX_MERGE_NOTES = 3  # '<<' keys named as related locations of one finding
@@ -398,6 +436,7 @@ def load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy:
         root = None
     else:
         root = docs[0] if docs else None
+    _same_value_duplicates(sub, tf.display)
     sub.configs.append(ConfigFile(path=os.path.normpath(rel), display=tf.display, root=root, role=role))
 
 
@@ -474,6 +513,7 @@ def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None
                                             span))
             else:
                 _report(root, tf.display, sub)
+                _same_value_duplicates(sub, tf.display)
         sub.configs.append(ConfigFile(path=os.path.normpath(wf.path), display=tf.display, root=root,
                                       written_by=tf.display))
 
@@ -495,7 +535,13 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
             _scan_only(sub, [obj for _display, obj in sub.k8s_objects])
             sub.k8s_objects.clear()
             sub.unknown_yaml = _file_span(display)
-        if not sub.launches and sub.configs and not looks_like_engine_config(sub.configs[0].root):
+        if not sub.launches and len(sub.configs) == 1 and isinstance(sub.configs[0].root, YMap):
+            # keys that are (nearly) all flags of one engine's --config file (vllm serve --config
+            # FILE, sglang serve --config FILE): that engine's config, checked against its flags
+            typing = config_engine([k.value for k, _ in sub.configs[0].root.items], knowledge())
+            sub.configs[0].engine, sub.config_tied = typing.engine, typing.tied
+        if not sub.launches and sub.configs and sub.configs[0].engine is None \
+                and not looks_like_engine_config(sub.configs[0].root):
             # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
             # outside a submission only engine configs get more than a syntax check (and, as
             # every file read, the credential scan), and application tags (CloudFormation's
@@ -503,6 +549,9 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
             # A YAML that names no engine setting at all (a tool's config, a CI workflow, test
             # data) is no serving file: no COV001, as a directory run, which drops it, says nothing.
             engine_like = engine_like_keys(sub.configs[0].root)
+            for f in sub.same_duplicates:   # no engine reads it: a duplicate key stays an error
+                if f.level == "warning":
+                    f.level, f.message = None, f.message.replace(SAME_VALUE, "YAML loaders keep only the last value")
             _scan_only(sub, [c.root for c in sub.configs if c.root is not None])
             sub.configs.clear()
             if engine_like:
