@@ -153,6 +153,20 @@ def test_ray_cluster_fleet_head_runs_the_engine(tmp_path):
     assert _bogus(bogus) == _at(bogus, "--cfglint-bogus")
 
 
+def test_ray_cluster_fleet_model_has_its_curated_parser_facts(tmp_path):
+    # Qwen/Qwen2.5-Coder-7B-Instruct (rules/models.yaml): no reasoning, hermes tool calls (vLLM's
+    # tool_calling docs, 'Qwen Models': Qwen/Qwen2.5-*); the fleet as published has no parser gap
+    assert not any("curated" in g or "PRS004" in g for g in _gaps(_corpus(FLEET)))
+    flags = "--tensor-parallel-size 2 --distributed"
+    good = _changed(FLEET, flags, "--tensor-parallel-size 2 --enable-auto-tool-choice --tool-call-parser hermes "
+                    "--distributed", tmp_path)
+    assert not _rules(_lint(good), "PRS002")
+    bad = _changed(FLEET, flags, "--tensor-parallel-size 2 --enable-auto-tool-choice --tool-call-parser llama3_json "
+                   "--distributed", tmp_path)
+    (f,) = _rules(_lint(bad), "PRS002")
+    assert (f[2], f[3]) == _at(bad, "llama3_json")[0] and "emits hermes" in f[4]
+
+
 def test_ray_cluster_fleet_over_a_head_and_a_worker_is_one_instance(tmp_path):
     # TP 16 with 8 GPUs on the head and 8 on the one worker pod: 2 pods per instance
     assert _shape(_corpus(FLEET_TWO)) == [("vllm serve", None, 16, None, None, "8", 2, 1)]
