@@ -25,14 +25,15 @@ def _is_object(root) -> bool:
     "serving CRDs LeaderWorkerSet (leaderworkerset.x-k8s.io/v1), DisaggregatedSet "
     "(disaggregatedset.x-k8s.io/v1), RoleBasedGroup (workloads.x-k8s.io v1alpha1, v1alpha2), "
     "DynamoGraphDeployment (nvidia.com/v1alpha1; its spec and service level accept fields newer "
-    "than the CRD read), ModelServing (workload.serving.volcano.sh/v1alpha1), StormService "
-    "(orchestration.aibrix.ai/v1alpha1), LLMInferenceService (serving.kserve.io v1alpha1, v1alpha2) "
-    "and VLLMRuntime (production-stack.vllm.ai/v1alpha1); their pod templates are checked as "
-    "Kubernetes pod templates. Workload API versions Kubernetes removed (apps/v1beta2 Deployment) "
-    "are reported with the version to use. An object of another kind or version that runs "
-    "containers (nvidia.com/v1beta1 DynamoGraphDeployment, KServe LLMInferenceServiceConfig and "
-    "ServingRuntime, AIBrix RayClusterFleet among them: no published schema of it was read) is "
-    "reported as not checked (COV001), and so is a deploy-time placeholder (`${REPLICAS}`, "
+    "than the CRD read), ModelServing (workload.serving.volcano.sh/v1alpha1), StormService and "
+    "RayClusterFleet (orchestration.aibrix.ai/v1alpha1), LLMInferenceService and "
+    "LLMInferenceServiceConfig (serving.kserve.io v1alpha1, v1alpha2), ServingRuntime and "
+    "ClusterServingRuntime (serving.kserve.io/v1alpha1) and VLLMRuntime "
+    "(production-stack.vllm.ai/v1alpha1); their pod templates are checked as Kubernetes pod "
+    "templates. Workload API versions Kubernetes removed (apps/v1beta2 Deployment) are reported "
+    "with the version to use. An object of another kind or version that runs containers "
+    "(nvidia.com/v1beta1 DynamoGraphDeployment, KServe's v1beta1 InferenceService among them: no "
+    "published schema of it was read) is reported as not checked (COV001), and so is a deploy-time placeholder (`${REPLICAS}`, "
     "`{{ .Values.port }}`, `<port>`) where the schema wants a number; an object that runs no "
     "container (a Service, ConfigMap, PersistentVolume, PodMonitor) is not a serving object: it is "
     "neither validated nor a note. Value rules the schema does not state (CEL rules, "
@@ -44,7 +45,11 @@ def _is_object(root) -> bool:
      "ai-dynamo/dynamo deploy/cloud/operator/config/crd/bases/nvidia.com_dynamographdeployments.yaml at 8054f7080435",
      "volcano-sh/kthena charts/kthena/charts/workload/crds/workload.serving.volcano.sh_modelservings.yaml at 3cc057284c34",
      "vllm-project/aibrix config/crd/orchestration/orchestration.aibrix.ai_stormservices.yaml at e3e10f9e4aeb",
+     "vllm-project/aibrix config/crd/orchestration/orchestration.aibrix.ai_rayclusterfleets.yaml at e3e10f9e4aeb",
      "kserve/kserve config/crd/full/llmisvc/serving.kserve.io_llminferenceservices.yaml at aaac4e294dae",
+     "kserve/kserve config/crd/full/llmisvc/serving.kserve.io_llminferenceserviceconfigs.yaml at aaac4e294dae",
+     "kserve/kserve config/crd/full/serving.kserve.io_servingruntimes.yaml and "
+     "serving.kserve.io_clusterservingruntimes.yaml at aaac4e294dae",
      "vllm-project/production-stack operator/config/crd/bases/production-stack.vllm.ai_vllmruntimes.yaml at a6c01db05f65",
      "kubernetes.io/docs/reference/using-api/deprecation-guide/ (workload APIs removed in v1.16)",
      "kubernetes.io/docs/reference/using-api/api-concepts/#field-validation (Strict: unknown fields are errors)"),

@@ -5,7 +5,8 @@ Schemas are data under ``schemas/k8s/`` (written by ``python -m cfglint.knowledg
 definitions; each file names its source in ``x-source``): ``core.json`` holds the Kubernetes
 API's Deployment, StatefulSet, Pod and Job (apps/v1, v1, batch/v1) and every type they embed;
 one file per serving CRD version (LeaderWorkerSet, DisaggregatedSet, RoleBasedGroup,
-DynamoGraphDeployment, ModelServing, StormService, LLMInferenceService, VLLMRuntime) whose pod
+DynamoGraphDeployment, ModelServing, StormService, RayClusterFleet, LLMInferenceService,
+LLMInferenceServiceConfig, ServingRuntime, ClusterServingRuntime, VLLMRuntime) whose pod
 templates and containers refer to core.json. Typed objects are closed: an unknown field is an
 error, as ``kubectl apply`` (field validation Strict, the default since Kubernetes 1.27) makes
 it; objects the API leaves open (``x-kubernetes-preserve-unknown-fields``, label maps) stay open.
@@ -45,19 +46,22 @@ SCHEMAS: dict[tuple[str, str], tuple[str, str]] = {
     ("nvidia.com/v1alpha1", "DynamoGraphDeployment"): ("nvidia.com_v1alpha1_dynamographdeployment.json", ""),
     ("workload.serving.volcano.sh/v1alpha1", "ModelServing"): ("workload.serving.volcano.sh_v1alpha1_modelserving.json", ""),
     ("orchestration.aibrix.ai/v1alpha1", "StormService"): ("orchestration.aibrix.ai_v1alpha1_stormservice.json", ""),
+    ("orchestration.aibrix.ai/v1alpha1", "RayClusterFleet"): ("orchestration.aibrix.ai_v1alpha1_rayclusterfleet.json", ""),
     ("serving.kserve.io/v1alpha1", "LLMInferenceService"): ("serving.kserve.io_v1alpha1_llminferenceservice.json", ""),
     ("serving.kserve.io/v1alpha2", "LLMInferenceService"): ("serving.kserve.io_v1alpha2_llminferenceservice.json", ""),
+    ("serving.kserve.io/v1alpha1", "LLMInferenceServiceConfig"):
+        ("serving.kserve.io_v1alpha1_llminferenceserviceconfig.json", ""),
+    ("serving.kserve.io/v1alpha2", "LLMInferenceServiceConfig"):
+        ("serving.kserve.io_v1alpha2_llminferenceserviceconfig.json", ""),
+    ("serving.kserve.io/v1alpha1", "ServingRuntime"): ("serving.kserve.io_v1alpha1_servingruntime.json", ""),
+    ("serving.kserve.io/v1alpha1", "ClusterServingRuntime"): ("serving.kserve.io_v1alpha1_clusterservingruntime.json", ""),
     ("production-stack.vllm.ai/v1alpha1", "VLLMRuntime"): ("production-stack.vllm.ai_v1alpha1_vllmruntime.json", ""),
 }
 
 # Serving kinds cfglint reads (cfglint.read.k8s.kinds) but holds no schema file of: never "did you
-# mean" another kind of their group; "no schema" (COV001) instead. Sources: kserve/kserve
-# config/crd/full/llmisvc/serving.kserve.io_llminferenceserviceconfigs.yaml and
-# config/crd/full/serving.kserve.io_{servingruntimes,clusterservingruntimes,inferenceservices}.yaml,
-# vllm-project/aibrix config/crd/orchestration/orchestration.aibrix.ai_rayclusterfleets.yaml.
-WITHOUT_SCHEMA = {(f"serving.kserve.io/{v}", "LLMInferenceServiceConfig") for v in ("v1alpha1", "v1alpha2")} | {
-    ("serving.kserve.io/v1alpha1", "ServingRuntime"), ("serving.kserve.io/v1alpha1", "ClusterServingRuntime"),
-    ("serving.kserve.io/v1beta1", "InferenceService"), ("orchestration.aibrix.ai/v1alpha1", "RayClusterFleet")}
+# mean" another kind of their group; "no schema" (COV001) instead. Source: kserve/kserve
+# config/crd/full/serving.kserve.io_inferenceservices.yaml.
+WITHOUT_SCHEMA = {("serving.kserve.io/v1beta1", "InferenceService")}
 
 # Workload API versions Kubernetes no longer serves: (apiVersion, kind) -> (removed in, use instead).
 # Source: kubernetes.io/docs/reference/using-api/deprecation-guide/ ("v1.16": Deployment,
