@@ -43,7 +43,8 @@ def test_awq_on_v100_is_below_its_minimum_capability(tmp_path):
     assert _messages(lint(good), "HW004") == []          # H200, as published with an AWQ checkpoint
     replace_once(d / "submission.yaml", "accelerator: H200", "accelerator: V100")
     (msg,) = _messages(lint(d), "HW004")
-    assert "awq" in msg and "needs compute capability 7.5" in msg and "V100 is sm70" in msg
+    assert msg.startswith("awq needs compute capability 7.5 or newer in vLLM 0.33.0, but V100 is sm70")
+    assert "serve a checkpoint in a method vLLM 0.33.0 runs on sm70 (" in msg and "gptq" in msg
     assert "vLLM 0.33.0" in msg and "checked as the newest" in msg          # no version declared: the newest, said
     assert "vllm/model_executor/layers/quantization/auto_awq.py" in msg
 
@@ -53,7 +54,9 @@ def test_gpt_oss_mxfp4_on_t4(tmp_path):
     assert _messages(lint(d), "HW004") == []              # B200 as published
     replace_once(d / "submission.yaml", "accelerator: B200", "accelerator: T4")
     (msg,) = _messages(lint(d), "HW004")
-    assert msg.startswith("mxfp4 (the checkpoint's quantization_config (quant_method mxfp4)) needs compute capability 8.0")
+    assert msg.startswith("mxfp4 needs compute capability 8.0 or newer in vLLM 0.33.0, but T4 is sm75")
+    assert "or use a GPU of sm80 or newer" in msg          # the fix: what runs on sm75, or a newer GPU
+    assert "mxfp4 is read from the checkpoint's quantization_config (quant_method mxfp4)" in msg
     assert "T4 is sm75" in msg and "vllm/model_executor/layers/quantization/mxfp4.py" in msg
 
 
@@ -266,5 +269,5 @@ def test_amd_takes_the_methods_of_vllms_rocm_platform(tmp_path):
     assert _messages(lint(d), "HW004") == []              # mxfp4 is in supported_quantization of the ROCm platform
     replace_once(d / "launch_server.sh", "--tensor-parallel-size 1 &", "--tensor-parallel-size 1 --quantization experts_int8 &")
     (msg,) = _messages(lint(d), "HW004")
-    assert msg.startswith("experts_int8 (--quantization) on MI355X (gfx950")
-    assert "on ROCm takes only" in msg and "mxfp4" in msg and "vllm/platforms/rocm.py:" in msg
+    assert msg.startswith("experts_int8 does not run on MI355X (gfx950) in vLLM 0.33.0: its ROCm platform takes only")
+    assert "serve a checkpoint in one of those. experts_int8 is read from --quantization" in msg and "mxfp4" in msg and "vllm/platforms/rocm.py:" in msg
