@@ -1,6 +1,7 @@
-"""RED003 on a Kubernetes node's name (kubernetes.io/hostname): the placeholder is <node-name>,
-and the fix is offered only where the file pins its pods to that one node (found by a new-user
-trial on ../shared/corpus 023 and 064: the <head-ip> fix merged two nodes into one)."""
+"""Messages a new-user trial found wanting, on real corpus files: RED003 on a Kubernetes node's
+name (kubernetes.io/hostname) is written <node-name>, its fix offered only where the file pins its
+pods to that one node (023 and 064: the <head-ip> fix merged two nodes into one); a COV001 quote
+of what a container runs cut at a word's end."""
 
 from __future__ import annotations
 
@@ -34,3 +35,13 @@ def test_an_address_outside_a_node_label_keeps_head_ip(tmp_path):
                        encoding="utf-8")
     found = _red003(changed)
     assert (50, "private address 192.168.0.7 is published; write <head-ip>", "<head-ip>") in found
+
+
+def test_what_an_unrecognised_container_runs_is_quoted_to_a_word_end():
+    # ../shared/corpus 001: the quote of `sh -c "./install_model.sh; python3 ./server.py leader
+    # --stateful_set_group_key=${GROUP_KEY} ..."` was cut inside `${` (found by a new-user trial)
+    shared("corpus")
+    (note,) = [f.message for f in lint_paths([str(SHARED / "corpus/001-lws-tensorrt-llm-lws/lws.yaml")]).findings
+               if f.rule_id == "COV001"]
+    assert "(it runs sh -c ./install_model.sh; python3 ./server.py leader ...; known launchers:" in note
+    assert "${;" not in note
