@@ -138,6 +138,11 @@ def check_nodes(ctx: Context):
                         fix = (f"; {p.launcher} starts all --dp-size workers on this one node (base GPU = DP rank x "
                                f"TP): start the DP workers on each node and put python3 -m "
                                f"sglang_router.launch_router in front of them")
+                    elif nnodes == 1 and p.engine == "sglang" and _in_config(span, p):
+                        # the TP is set in the --config YAML: its key spelling there, the per-node
+                        # settings on each node's command line (--node-rank differs per node)
+                        fix = (f"; add nnodes: {-(-n // per_node)} to {span.path.rsplit('/', 1)[-1]} (or --nnodes "
+                               f"{-(-n // per_node)}), with --node-rank and --dist-init-addr on each node's command line")
                     elif nnodes == 1 and p.engine == "sglang":
                         fix = f"; add --nnodes {-(-n // per_node)} with --node-rank and --dist-init-addr"
                     elif nnodes == 1:
@@ -551,3 +556,9 @@ def _blocks(ctx: Context, p, entry: dict, tp: int, tp_loc, where):
                             f"not a multiple of its FP8 block {bn} (weight_block_size [{bn}, {bk}]): the engine "
                             f"refuses to load the weights"
                             f"{'; use TP ' + ' / '.join(map(str, good)) if good else ''}", tp_loc.span)
+
+
+def _in_config(span, p) -> bool:
+    """True when ``span`` lies in an engine config YAML the launch reads (``--config``), not in
+    the launch itself."""
+    return span.path != p.span.path and span.path.endswith((".yaml", ".yml"))
