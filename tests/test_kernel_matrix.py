@@ -271,3 +271,49 @@ def test_amd_takes_the_methods_of_vllms_rocm_platform(tmp_path):
     (msg,) = _messages(lint(d), "HW004")
     assert msg.startswith("experts_int8 does not run on MI355X (gfx950) in vLLM 0.33.0: its ROCm platform takes only")
     assert "serve a checkpoint in one of those. experts_int8 is read from --quantization" in msg and "mxfp4" in msg and "vllm/platforms/rocm.py:" in msg
+
+
+# --- vLLM on Ascend NPUs: the vllm-ascend plugin's quantization methods ---------------------------
+
+def test_the_ascend_plugin_method_is_a_quantization_choice_on_ascend(tmp_path):
+    # ../shared/corpus 067 (kthena, pods asking for huawei.com/ascend-1980) runs --quantization
+    # ascend: the method vllm-ascend registers (was a false FLG002 against upstream vLLM's list)
+    from cfglint.lint import lint_paths
+    from support import shared
+
+    src = shared("corpus") / "067-kthena-expected-disaggregated-model-serving" / "disaggregated-model-serving.yaml"
+    text = src.read_text(encoding="utf-8")
+
+    def flg002(body: str) -> list[str]:
+        path = tmp_path / "disaggregated-model-serving.yaml"
+        path.write_text(body, encoding="utf-8")
+        return [f.message for f in lint_paths([str(path)]).findings if f.rule_id == "FLG002"]
+
+    assert [f for f in lint_paths([str(src)]).findings if f.rule_id == "FLG002"] == []
+    (bad, _) = flg002(text.replace("- ascend\n", "- ascendd\n", 2))    # a typo: both roles
+    assert "--quantization: 'ascendd' is not one of" in bad
+    assert "on Ascend (the container asks for huawei.com/ascend-1980) the vllm-ascend plugin adds ascend, " \
+           "compressed-tensors" in bad and "rules/releases/vllm-ascend-kernels.yaml" in bad
+    # the same launch on NVIDIA GPUs: upstream vLLM has no method 'ascend'
+    on_gpu = flg002(text.replace("huawei.com/ascend-1980", "nvidia.com/gpu"))
+    assert len(on_gpu) == 2 and all("'ascend' is not one of" in m and "vllm-ascend" not in m for m in on_gpu)
+
+
+def test_the_ascend_rows_cite_the_plugin_source():
+    data = _shipped("vllm-ascend")
+    assert data["engine"] == "vllm-ascend" and data["releases"][0] == "0.9.1"
+    assert data["quantization"]["ascend"]["in"] == f"0.9.1..{data['releases'][-1]}"
+    assert all(f["source"].startswith("vllm_ascend/") for f in data["quantization"].values())
+    assert all(f["source"].startswith("vllm_ascend/platform.py:") for f in data["platform_quantization"])
+
+
+@pytest.mark.skipif(os.environ.get("CFGLINT_SKIP_BUILD") == "1", reason="CFGLINT_SKIP_BUILD=1")
+def test_rerun_of_the_ascend_plugin_gives_the_shipped_file():
+    from cfglint.knowledge.build.kernels import build
+
+    data = _shipped("vllm-ascend")
+    if not all((CACHE / "vllm" / f"ascend-{r}").is_dir() for r in data["releases"]):
+        pytest.skip(f"the vllm-ascend wheels are not in the build cache {CACHE}")
+    text, missing = build("vllm-ascend", CACHE, download=False)
+    assert missing == []
+    assert text == (ROOT / "rules" / "releases" / "vllm-ascend-kernels.yaml").read_text(encoding="utf-8")

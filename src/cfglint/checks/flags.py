@@ -391,8 +391,12 @@ def _valid(entry: dict, value) -> str | None:
       "--kv-cache-dtype, --quantization, ...) and parse numbers strictly; a wrong value stops "
       "the launch. Choices are the engine's own lists, per version, in rules/flags/. A flag that "
       "takes a model (--model-path, --speculative-draft-model-path, ...) given a bare number "
-      "(a default such as ${DRAFT:=4} passed to the wrong flag) is reported with the flag's type.",
+      "(a default such as ${DRAFT:=4} passed to the wrong flag) is reported with the flag's type. "
+      "On Huawei Ascend NPUs vLLM runs through the vllm-ascend plugin, whose quantization methods "
+      "(ascend, ...) are --quantization choices there.",
       ("rules/flags/*.yaml (choices and types from each engine's argument parser)",
+       "rules/releases/vllm-ascend-kernels.yaml (vllm-ascend: register_quantization_config and the "
+       "platform's supported_quantization, per release)",
      "sgl-project/sglang python/sglang/srt/server_args.py (--model-path, --speculative-draft-model-path: "
      "\"a local folder or a Hugging Face repo ID\")"))
 def check_flag_values(ctx: Context):
@@ -420,8 +424,25 @@ def check_flag_values(ctx: Context):
                 why = (f"'{str(arg.value.value).strip()}' is a bare number, but {primary} takes a model (a checkpoint "
                        f"folder or a Hugging Face repo id, type {entry.get('type')}): a count or length given "
                        f"to the wrong flag or variable?")
+            if why and primary == "--quantization" and p.engine == "vllm":
+                why = _ascend_quantization(ctx, p, str(arg.value.value).strip(), why)
             if why:
                 yield Finding("FLG002", f"{arg.written}{_where(arg)}: {why}", arg.value.span)
+
+
+def _ascend_quantization(ctx: Context, p: Process, value: str, why: str) -> str | None:
+    """On Ascend NPUs vLLM runs through the vllm-ascend plugin, whose quantization methods are
+    choices too: None when ``value`` is one, else ``why`` naming them."""
+    from .platforms import ascend_methods, on_ascend
+
+    because = on_ascend(ctx, p)
+    held = ascend_methods() if because else None
+    if held is None:
+        return why
+    methods, source = held
+    if value in methods:
+        return None
+    return f"{why}; on Ascend ({because}) the vllm-ascend plugin adds {', '.join(methods)} ({source})"
 
 
 @rule("FLG003", "conflicting-flag-values", "error",
