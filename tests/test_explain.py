@@ -155,3 +155,14 @@ def test_a_credential_is_never_shown(tmp_path):
 def test_missing_path_is_exit_2(tmp_path):
     proc = subprocess.run([CFGLINT, "explain", "no/such"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "no such file or directory: no/such" in proc.stderr
+
+
+def test_explain_says_the_missing_nnodes_that_top003_reports():
+    # GLM-5.2 at TP 8 on GB300 trays of 4 (its golden TOP003): explain names the gap too, and the
+    # TOP003 advice names the key of the --config YAML that sets the TP (found by a new-user trial)
+    rel = "examples/submissions/nvidia/glm-5.2/gb300-sglang-2x4-tp8-dp8-maxreq1024"
+    text = subprocess.run([CFGLINT, "explain", rel], cwd=ROOT, capture_output=True, text=True, timeout=120).stdout
+    assert "(8 GPUs need 2 node(s) of 4, but the launch runs on one node (no --nnodes): TOP003)" in text
+    out = subprocess.run([CFGLINT, "check", rel], cwd=ROOT, capture_output=True, text=True, timeout=120).stdout
+    assert "add nnodes: 2 to ifb_config.yaml (or --nnodes 2), with --node-rank and --dist-init-addr on each node's " \
+           "command line" in out

@@ -35,6 +35,24 @@ def test_more_visible_devices_than_used_is_a_warning(tmp_path):
     assert _levels(d, "TOP003") == []
 
 
+def test_a_pod_sees_only_its_gpus_so_a_longer_visible_list_idles_none(tmp_path):
+    # ../shared/corpus 056 (AIBrix PD bucketing): CUDA_VISIBLE_DEVICES=0,1,2,3 in a pod given
+    # nvidia.com/gpu: 1 running TP 1: ordinals 1-3 do not exist in the pod (CUDA makes visible the
+    # devices before the first invalid index), so no GPU idles (was a warning "GPU(s) 1,2,3 stay idle")
+    from support import shared
+
+    src = shared("corpus") / "056-aibrix-sglang-pd-bucketing" / "pd-bucketing.yaml"
+    assert [f for f in lint_paths([str(src)]).findings if f.rule_id == "TOP003"] == []
+    text = src.read_text(encoding="utf-8")
+    first = text.index('value: "0,1,2,3"')
+    at = text.index("nvidia.com/gpu: 1", first)
+    changed = tmp_path / "pd-bucketing.yaml"
+    changed.write_text(text[:at] + "nvidia.com/gpu: 4" + text[at + len("nvidia.com/gpu: 1"):], encoding="utf-8")
+    found = _levels(changed, "TOP003")     # a pod of 4 GPUs running TP 1: three do idle
+    assert [(f[0], f[1]) for f in found] == [("warning", text[:first].count("\n") + 1)]
+    assert "GPU(s) 1,2,3 stay idle" in found[0][3]
+
+
 # -- 10. a removed flag names its replacement ------------------------------------------------
 VLLM_QWEN_DP8 = "recipes/vllm-qwen3.5-397b-fp8-h200-dp8-ep"
 

@@ -43,7 +43,8 @@ def test_awq_on_v100_is_below_its_minimum_capability(tmp_path):
     assert _messages(lint(good), "HW004") == []          # H200, as published with an AWQ checkpoint
     replace_once(d / "submission.yaml", "accelerator: H200", "accelerator: V100")
     (msg,) = _messages(lint(d), "HW004")
-    assert "awq" in msg and "needs compute capability 7.5" in msg and "V100 is sm70" in msg
+    assert msg.startswith("awq needs compute capability 7.5 or newer in vLLM 0.33.0, but V100 is sm70")
+    assert "serve a checkpoint in a method vLLM 0.33.0 runs on sm70 (" in msg and "gptq" in msg
     assert "vLLM 0.33.0" in msg and "checked as the newest" in msg          # no version declared: the newest, said
     assert "vllm/model_executor/layers/quantization/auto_awq.py" in msg
 
@@ -53,7 +54,9 @@ def test_gpt_oss_mxfp4_on_t4(tmp_path):
     assert _messages(lint(d), "HW004") == []              # B200 as published
     replace_once(d / "submission.yaml", "accelerator: B200", "accelerator: T4")
     (msg,) = _messages(lint(d), "HW004")
-    assert msg.startswith("mxfp4 (the checkpoint's quantization_config (quant_method mxfp4)) needs compute capability 8.0")
+    assert msg.startswith("mxfp4 needs compute capability 8.0 or newer in vLLM 0.33.0, but T4 is sm75")
+    assert "or use a GPU of sm80 or newer" in msg          # the fix: what runs on sm75, or a newer GPU
+    assert "mxfp4 is read from the checkpoint's quantization_config (quant_method mxfp4)" in msg
     assert "T4 is sm75" in msg and "vllm/model_executor/layers/quantization/mxfp4.py" in msg
 
 
@@ -266,5 +269,51 @@ def test_amd_takes_the_methods_of_vllms_rocm_platform(tmp_path):
     assert _messages(lint(d), "HW004") == []              # mxfp4 is in supported_quantization of the ROCm platform
     replace_once(d / "launch_server.sh", "--tensor-parallel-size 1 &", "--tensor-parallel-size 1 --quantization experts_int8 &")
     (msg,) = _messages(lint(d), "HW004")
-    assert msg.startswith("experts_int8 (--quantization) on MI355X (gfx950")
-    assert "on ROCm takes only" in msg and "mxfp4" in msg and "vllm/platforms/rocm.py:" in msg
+    assert msg.startswith("experts_int8 does not run on MI355X (gfx950) in vLLM 0.33.0: its ROCm platform takes only")
+    assert "serve a checkpoint in one of those. experts_int8 is read from --quantization" in msg and "mxfp4" in msg and "vllm/platforms/rocm.py:" in msg
+
+
+# --- vLLM on Ascend NPUs: the vllm-ascend plugin's quantization methods ---------------------------
+
+def test_the_ascend_plugin_method_is_a_quantization_choice_on_ascend(tmp_path):
+    # ../shared/corpus 067 (kthena, pods asking for huawei.com/ascend-1980) runs --quantization
+    # ascend: the method vllm-ascend registers (was a false FLG002 against upstream vLLM's list)
+    from cfglint.lint import lint_paths
+    from support import shared
+
+    src = shared("corpus") / "067-kthena-expected-disaggregated-model-serving" / "disaggregated-model-serving.yaml"
+    text = src.read_text(encoding="utf-8")
+
+    def flg002(body: str) -> list[str]:
+        path = tmp_path / "disaggregated-model-serving.yaml"
+        path.write_text(body, encoding="utf-8")
+        return [f.message for f in lint_paths([str(path)]).findings if f.rule_id == "FLG002"]
+
+    assert [f for f in lint_paths([str(src)]).findings if f.rule_id == "FLG002"] == []
+    (bad, _) = flg002(text.replace("- ascend\n", "- ascendd\n", 2))    # a typo: both roles
+    assert "--quantization: 'ascendd' is not one of" in bad
+    assert "on Ascend (the container asks for huawei.com/ascend-1980) the vllm-ascend plugin adds ascend, " \
+           "compressed-tensors" in bad and "rules/releases/vllm-ascend-kernels.yaml" in bad
+    # the same launch on NVIDIA GPUs: upstream vLLM has no method 'ascend'
+    on_gpu = flg002(text.replace("huawei.com/ascend-1980", "nvidia.com/gpu"))
+    assert len(on_gpu) == 2 and all("'ascend' is not one of" in m and "vllm-ascend" not in m for m in on_gpu)
+
+
+def test_the_ascend_rows_cite_the_plugin_source():
+    data = _shipped("vllm-ascend")
+    assert data["engine"] == "vllm-ascend" and data["releases"][0] == "0.9.1"
+    assert data["quantization"]["ascend"]["in"] == f"0.9.1..{data['releases'][-1]}"
+    assert all(f["source"].startswith("vllm_ascend/") for f in data["quantization"].values())
+    assert all(f["source"].startswith("vllm_ascend/platform.py:") for f in data["platform_quantization"])
+
+
+@pytest.mark.skipif(os.environ.get("CFGLINT_SKIP_BUILD") == "1", reason="CFGLINT_SKIP_BUILD=1")
+def test_rerun_of_the_ascend_plugin_gives_the_shipped_file():
+    from cfglint.knowledge.build.kernels import build
+
+    data = _shipped("vllm-ascend")
+    if not all((CACHE / "vllm" / f"ascend-{r}").is_dir() for r in data["releases"]):
+        pytest.skip(f"the vllm-ascend wheels are not in the build cache {CACHE}")
+    text, missing = build("vllm-ascend", CACHE, download=False)
+    assert missing == []
+    assert text == (ROOT / "rules" / "releases" / "vllm-ascend-kernels.yaml").read_text(encoding="utf-8")

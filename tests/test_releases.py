@@ -91,6 +91,9 @@ def test_a_variable_the_release_replaced_by_a_flag_is_reported(tmp_path):
     assert not _of(_at(VLLM, tmp_path, "0.15.1", edits=edits), "ENV001")
     (f,) = _of(_at(VLLM, tmp_path, "0.19.1", edits=edits), "ENV001", "VLLM_ALL2ALL_BACKEND")
     assert "0.15.1" in f.message
+    # the variable's name is underlined (the finding is about the name), not its value
+    line = Path(f.span.path).read_text(encoding="utf-8").split("\n")[f.span.line - 1]
+    assert line[f.span.col - 1:f.span.end_col - 1] == "VLLM_ALL2ALL_BACKEND"
 
 
 # -- FLG004: flag pairs the release refuses ------------------------------------------------------

@@ -774,8 +774,10 @@ def list_rules() -> None:
     """List every rule: id, name, default level, summary."""
     from .checks import all_rules
 
-    for r in all_rules().values():
-        _out(f"{r.id:8} {r.name:30} {r.level:8} {r.summary}")
+    rules = list(all_rules().values())
+    width = max(len(r.name) for r in rules)   # columns aligned whatever the longest name
+    for r in rules:
+        _out(f"{r.id:8} {r.name:{width}} {r.level:8} {r.summary}")
 
 
 @main.command("rule")

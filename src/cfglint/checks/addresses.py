@@ -1,4 +1,5 @@
-"""RED003: private IP addresses and internal host names must be published as ``<head-ip>``."""
+"""RED003: private IP addresses and internal host names must be published as ``<head-ip>``
+(``<node-name>`` where the address is a Kubernetes node's name)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,21 @@ def _networks(written: tuple) -> list:
 
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
 
+# a Kubernetes node label whose value names one node (nodeSelector, node affinity): an address
+# there is a node's name, so its placeholder is <node-name>, not <head-ip>
+_NODE_KEY = re.compile(r"(?:kubernetes\.io/hostname|topology\.kubernetes\.io/hostname)\s*[:=]")
+
+
+def _placeholder(line: str, text: str, address: str) -> tuple[str, str | None]:
+    """(placeholder to write, fix or None) for a private address on ``line`` of ``text``. A
+    node name gets ``<node-name>``; its fix is offered only when the file names that one node
+    alone: replacing two nodes' names by one placeholder would pin both pods to one node."""
+    if not _NODE_KEY.search(line):
+        return "<head-ip>", "<head-ip>"
+    nodes = {m.group(1) for m in re.finditer(
+        r"(?:kubernetes\.io/hostname|topology\.kubernetes\.io/hostname)\s*[:=]\s*[\"']?([^\s\"'#,}]+)", text)}
+    return "<node-name>", ("<node-name>" if nodes <= {address} else None)
+
 
 @rule("RED003", "unredacted-address", "error",
       "A private IP address or internal host name where the convention is <head-ip>.",
@@ -42,7 +58,10 @@ _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
       "names in --dist-init-addr, --host, etcd endpoints) describe the submitter's network and "
       "mean nothing elsewhere; the published convention is <head-ip>. Loopback and 0.0.0.0 are "
       "fine, and so are the documentation ranges (RFC 5737 192.0.2.0/24, 198.51.100.0/24, "
-      "203.0.113.0/24; RFC 3849 2001:db8::/32). Which ranges are private is the configuration "
+      "203.0.113.0/24; RFC 3849 2001:db8::/32). An address that is a Kubernetes node's name "
+      "(kubernetes.io/hostname in a nodeSelector or node affinity) is written <node-name>; its fix "
+      "is offered only where the file names that one node (one placeholder for two nodes would "
+      "pin both pods to one). Which ranges are private is the configuration "
       "key private-ranges (default: RFC 1918 and RFC 6598). In a shell file, help and usage text "
       "(echo / printf / cat <<EOF to the terminal), comments and case patterns are prose: a "
       "'--host HOST' there is not a setting (a literal private address is still reported).",
@@ -84,8 +103,10 @@ def check_addresses(ctx: Context):
                     continue
                 if private(ip):
                     flagged.add(m.start(1))
-                    yield Finding("RED003", f"private address {m.group(1)} is published; write <head-ip>",
-                                  Span(tf.display, lineno, m.start(1) + 1, lineno, m.end(1) + 1), fix="<head-ip>")
+                    word, fix = _placeholder(line, text, m.group(1))
+                    what = "names a node" if word == "<node-name>" else "is published"
+                    yield Finding("RED003", f"private address {m.group(1)} {what}; write {word}",
+                                  Span(tf.display, lineno, m.start(1) + 1, lineno, m.end(1) + 1), fix=fix)
             for m in assignments(line, names):
                 if regions and inside(regions, lineno, m.start("name") + 1):
                     continue  # echo "  --host HOST  bind address": help text, not a setting

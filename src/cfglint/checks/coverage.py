@@ -113,6 +113,15 @@ def _launch_gaps(ctx: Context) -> None:
             ctx.not_checked(f"settings in {ref.value} ({p.launcher})", why, ref.span)
 
 
+def _shortened(text: str, limit: int = 80) -> str:
+    """``text`` cut to about ``limit`` characters at a word's end, marked with ' ...' where
+    cut (never inside a word such as ``--key=${VAR}``)."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit + 1)
+    return (text[:cut] if cut > 0 else text[:limit]).rstrip() + " ..."
+
+
 def _container_gaps(ctx: Context) -> None:
     """A Kubernetes container given accelerators (nvidia.com/gpu, amd.com/gpu, a TPU or NPU
     resource) that starts no engine cfglint recognises: what it runs is not checked (a script of
@@ -133,7 +142,8 @@ def _container_gaps(ctx: Context) -> None:
                      if isinstance(k.value, str)]
             if not c.gpus and not any(OTHER_ACCELERATORS.match(n) for n in named):
                 continue
-            runs = " ".join(" ".join(w.text for w in cmd.words[:4]).split())[:80] or f"the entrypoint of {c.image.value if c.image else '?'}"
+            runs = _shortened(" ".join(" ".join(w.text for w in cmd.words[:4]).split())) \
+                or f"the entrypoint of {c.image.value if c.image else '?'}"
             ctx.not_checked(f"every launch check for container {c.name or '?'} of {c.group.kind} {c.group.name}".rstrip(),
                             f"it is given accelerators but starts no engine launch cfglint recognises (it runs {runs}; "
                             f"known launchers: {LAUNCHERS_HINT})", cmd.words[0].span if cmd.words else cmd.span)

@@ -400,12 +400,16 @@ def _valid(entry: dict, value) -> str | None:
       "(a default such as ${DRAFT:=4} passed to the wrong flag) is reported with the flag's type. "
       "A vLLM or SGLang --config YAML key is passed as the engine passes it: a word given to a flag "
       "that takes none, or a YAML true given to a flag that takes a value (vLLM passes it as the bare "
-      "flag), is an error; a YAML false that vLLM drops (no --no-KEY) a warning.",
+      "flag), is an error; a YAML false that vLLM drops (no --no-KEY) a warning. "
+      "On Huawei Ascend NPUs vLLM runs through the vllm-ascend plugin, whose quantization methods "
+      "(ascend, ...) are --quantization choices there.",
       ("rules/flags/*.yaml (choices and types from each engine's argument parser)",
        "vllm==0.33.0 vllm/utils/argparse_utils.py FlexibleArgumentParser.load_config_file (true: --KEY; false: "
        "--no-KEY when the parser has it, else nothing; other values: --KEY str(value))",
        "sglang==0.5.23 sglang/srt/utils/server_args_config_parser.py ConfigArgumentMerger._add_boolean_arg "
        "(store_true: --KEY for true; other flags: --KEY true|false)",
+       "rules/releases/vllm-ascend-kernels.yaml (vllm-ascend: register_quantization_config and the "
+       "platform's supported_quantization, per release)",
      "sgl-project/sglang python/sglang/srt/server_args.py (--model-path, --speculative-draft-model-path: "
      "\"a local folder or a Hugging Face repo ID\")"))
 def check_flag_values(ctx: Context):
@@ -438,6 +442,8 @@ def check_flag_values(ctx: Context):
                 why = (f"'{str(arg.value.value).strip()}' is a bare number, but {primary} takes a model (a checkpoint "
                        f"folder or a Hugging Face repo id, type {entry.get('type')}): a count or length given "
                        f"to the wrong flag or variable?")
+            if why and primary == "--quantization" and p.engine == "vllm":
+                why = _ascend_quantization(ctx, p, str(arg.value.value).strip(), why)
             if why:
                 yield Finding("FLG002", f"{arg.written}{_where(arg)}: {why}", arg.value.span)
 
@@ -471,6 +477,21 @@ def _config_value_form(engine: str, arg: Arg, entry: dict) -> tuple[str, str | N
         if why:
             return f"{label} passes a YAML {str(value).lower()} as the text '{str(value).lower()}': {why}", None
     return None
+
+
+def _ascend_quantization(ctx: Context, p: Process, value: str, why: str) -> str | None:
+    """On Ascend NPUs vLLM runs through the vllm-ascend plugin, whose quantization methods are
+    choices too: None when ``value`` is one, else ``why`` naming them."""
+    from .platforms import ascend_methods, on_ascend
+
+    because = on_ascend(ctx, p)
+    held = ascend_methods() if because else None
+    if held is None:
+        return why
+    methods, source = held
+    if value in methods:
+        return None
+    return f"{why}; on Ascend ({because}) the vllm-ascend plugin adds {', '.join(methods)} ({source})"
 
 
 @rule("FLG003", "conflicting-flag-values", "error",

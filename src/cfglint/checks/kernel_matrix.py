@@ -198,6 +198,17 @@ def _method_fact(m: KernelMatrix, release: str, method: str) -> dict | None:
     return None
 
 
+def _methods_running(m: KernelMatrix, release: str, cc: int, limit: int = 8) -> list[str]:
+    """Up to ``limit`` quantization methods whose minimum capability at ``release`` is at most
+    ``cc`` (the alternatives a finding names), in the matrix's order."""
+    out = []
+    for method, fact in (m.section("quantization") or {}).items():
+        need = m.at(fact, release, "min_capability") if m.holds(fact, release) else None
+        if isinstance(need, int) and need <= cc:
+            out.append(method)
+    return out[:limit]
+
+
 def _single(m: KernelMatrix, section: str, release: str) -> dict | None:
     return next((f for f in m.section(section) or [] if m.holds(f, release)), None)
 
@@ -235,8 +246,10 @@ def check_quantization(ctx: Context):
         if cc is None:   # AMD: vLLM's ROCm list
             rocm = _single(m, "rocm_quantization", release) if m.engine == "vllm" and arch.startswith("gfx") else None
             if rocm and method not in rocm.get("methods", []) and method.replace("_", "-") not in rocm.get("methods", []):
-                yield Finding("HW004", f"{method} ({origin}) on {name} ({arch}, {here(decl.span)}): {read} on ROCm "
-                                       f"takes only {', '.join(rocm['methods'])} ({rocm.get('source')})", span, related=related)
+                yield Finding("HW004", f"{method} does not run on {name} ({arch}) in {_label(m)} {release}: its ROCm "
+                                       f"platform takes only {', '.join(rocm['methods'])} ({rocm.get('source')}): serve "
+                                       f"a checkpoint in one of those. {method} is read from {origin}"
+                                       + (f"; {assumed}" if assumed else ""), span, related=related)
             continue
         fact = _method_fact(m, release, method)
         if fact is None:
@@ -247,9 +260,14 @@ def check_quantization(ctx: Context):
         need = m.at(fact, release, "min_capability")
         refused = _single(m, "quantization_refused", release)
         if isinstance(need, int) and cc < need:
-            by = f"; refused by {refused['source']}" if refused else ""
-            yield Finding("HW004", f"{method} ({origin}) needs compute capability {need // 10}.{need % 10} in {read} "
-                                   f"({fact.get('source')}, get_min_capability) but {name} is {arch}{by}",
+            by = f" (refused at load: {refused['source']})" if refused else ""
+            runs = _methods_running(m, release, cc)
+            fix = (f"serve a checkpoint in a method {_label(m)} {release} runs on {arch} ({', '.join(runs)}) "
+                   f"or use a GPU of sm{need} or newer") if runs else f"use a GPU of sm{need} or newer"
+            yield Finding("HW004", f"{method} needs compute capability {need // 10}.{need % 10} or newer in "
+                                   f"{_label(m)} {release}, but {name} is {arch}{by}: {fix}. {method} is read from "
+                                   f"{origin}; its minimum is {fact.get('source')} get_min_capability"
+                                   + (f"; {assumed}" if assumed else ""),
                           span, related=related)
             continue
         if method != "fp8":

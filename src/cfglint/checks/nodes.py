@@ -138,6 +138,11 @@ def check_nodes(ctx: Context):
                         fix = (f"; {p.launcher} starts all --dp-size workers on this one node (base GPU = DP rank x "
                                f"TP): start the DP workers on each node and put python3 -m "
                                f"sglang_router.launch_router in front of them")
+                    elif nnodes == 1 and p.engine == "sglang" and _in_config(span, p):
+                        # the TP is set in the --config YAML: its key spelling there, the per-node
+                        # settings on each node's command line (--node-rank differs per node)
+                        fix = (f"; add nnodes: {-(-n // per_node)} to {span.path.rsplit('/', 1)[-1]} (or --nnodes "
+                               f"{-(-n // per_node)}), with --node-rank and --dist-init-addr on each node's command line")
                     elif nnodes == 1 and p.engine == "sglang":
                         fix = f"; add --nnodes {-(-n // per_node)} with --node-rank and --dist-init-addr"
                     elif nnodes == 1:
@@ -154,7 +159,11 @@ def check_nodes(ctx: Context):
         local = _local(p, got)
         if p.device_list is not None and local is not None and got[1] is not p.visible_devices \
                 and p.visible_devices.value != local[0]:
-            if p.visible_devices.value > local[0]:
+            pod = _pod_gpus(p)
+            if p.visible_devices.value > local[0] and pod is not None and pod <= local[0]:
+                pass   # a pod sees only the GPUs it is given: the ordinals past them do not exist there
+                # (CUDA makes visible the devices before the first invalid index), so none idles
+            elif p.visible_devices.value > local[0]:
                 # more GPUs visible than used works: the engine takes the first ones, the rest idle
                 idle = p.device_list.value.split(",")[local[0]:]
                 yield Finding("TOP003", f"CUDA_VISIBLE_DEVICES={p.device_list.value} lists {p.visible_devices.value} "
@@ -551,3 +560,19 @@ def _blocks(ctx: Context, p, entry: dict, tp: int, tp_loc, where):
                             f"not a multiple of its FP8 block {bn} (weight_block_size [{bn}, {bk}]): the engine "
                             f"refuses to load the weights"
                             f"{'; use TP ' + ' / '.join(map(str, good)) if good else ''}", tp_loc.span)
+
+
+def _in_config(span, p) -> bool:
+    """True when ``span`` lies in an engine config YAML the launch reads (``--config``), not in
+    the launch itself."""
+    return span.path != p.span.path and span.path.endswith((".yaml", ".yml"))
+
+
+def _pod_gpus(p) -> int | None:
+    """The GPUs the container of a Kubernetes process is given (its limit, else its request),
+    None outside Kubernetes or when not a literal count."""
+    for lim, req in (getattr(p.pod, "gpus", None) or {}).values():
+        loc = lim or req
+        if loc is not None:
+            return parse_int(loc.value)
+    return None

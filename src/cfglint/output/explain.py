@@ -219,7 +219,11 @@ def _topology(ctx: Context) -> dict:
             nodes, nodes_how = parse_int(primary.launch_nodes.value), "srun -N / torchrun --nnodes"
         if gpus and per_node and (nodes is None or (nodes == 1 and gpus > per_node)):
             need = -(-gpus // per_node)
-            nodes, nodes_how = need, f"{gpus} GPUs need {need} node(s) of {per_node}"
+            # one node as launched (no --nnodes) is TOP003's error, said here as well
+            set_ = "nnodes" in primary.settings
+            short = (f", but the launch runs on one node ({nodes_how if set_ else 'no --nnodes'}): TOP003"
+                     if nodes == 1 else "")
+            nodes, nodes_how = need, f"{gpus} GPUs need {need} node(s) of {per_node}{short}"
         elif nodes == 1 and nodes_how == "--nnodes 1":
             nodes_how = ""
         par = _parallelism(primary)

@@ -143,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     records_dir = args.records or cache / "records"
     failed = 0
     for r in chosen:
+        if PACKAGES[r.package].extractor is None and PACKAGES[r.package].companion_of is None:
+            continue   # a package only the kernels target reads (vllm-ascend)
         try:
             record = extract_release(r, cache, args.local, download=not args.no_download)
         except (FetchError, RuntimeError, OSError) as e:

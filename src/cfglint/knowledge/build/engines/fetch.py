@@ -95,6 +95,8 @@ def _member_path(package: str, name: str) -> str | None:
         if parts == ["PKG-INFO"] or (len(parts) == 2 and parts[0].endswith(".dist-info") and parts[1] == "METADATA"):
             return "PKG-INFO"
         return "/".join(parts) if parts[0] == "vllm" and parts[-1].endswith(".py") else None
+    if package == "vllm-ascend":
+        return "/".join(parts) if parts[0] == "vllm_ascend" and parts[-1].endswith(".py") else None
     if package in ("sglang", "sglang-router"):
         top = "sglang" if package == "sglang" else "sglang_router"
         i = next((k for k, p in enumerate(parts) if p == top), None)

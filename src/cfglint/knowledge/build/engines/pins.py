@@ -43,6 +43,8 @@ PACKAGES = {
     "ai-dynamo": Package("dynamo", "{version}", "dynamo", "dynamo:extract"),
     "ai-dynamo-runtime": Package("dynamo", "{version}", "dynamo", None, companion_of="ai-dynamo"),
     "tensorrt-llm": Package("trtllm", "{version}", "tensorrt_llm", "trtllm:extract"),
+    # vLLM's Ascend platform plugin: read by the kernels target only (its quantization methods)
+    "vllm-ascend": Package("vllm", "ascend-{version}", "vllm_ascend", None),
 }
 ENGINES = ("vllm", "sglang", "dynamo", "trtllm")
 
