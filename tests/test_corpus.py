@@ -108,7 +108,7 @@ def _explains(gap: str, line: int) -> bool:
     """A COV001 gap that says why a launch's flags are not read: its launcher, arguments or
     kind not read, or a gap placed at the launch's line."""
     return any(w in gap for w in ("not recognised", "no engine launch", "Helm chart template", "not modelled", "adds (",
-                                  "no flag list", f"at line {line}", "cannot be read"))
+                                  "no flag list", f"at line {line}", "cannot be read", "takes the engine's flags from"))
 
 
 # -- the probe ------------------------------------------------------------------------------

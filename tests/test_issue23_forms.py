@@ -533,3 +533,130 @@ def test_trtllm_serve_with_its_serve_subcommand_written_out_takes_the_model_afte
     path.write_text(text.replace("trtllm-serve serve /models/$MODEL", "trtllm-serve /models/$MODEL"), encoding="utf-8")
     again = " ".join(f.message for f in lint_paths([str(path)]).findings if f.rule_id == "COV001")
     assert "model 'serve'" not in again and again.count("not checked") == notes.count("not checked")
+
+
+# -- 5. COV001 is honest and rare: launch forms read at their cause ------------------------------
+KSERVE_TEMPLATE = "042-kserve-llmisvcconfig-config-llm-template"
+KSERVE_DP = "072-kserve-llmisvcconfig-config-llm-decode-worker-data-parallel"
+
+
+def _k8s_copy(name: str, tmp_path: Path) -> Path:
+    d = _corpus_copy(name, tmp_path)
+    return next(d.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("name, flag", [(KSERVE_TEMPLATE, "--port 8000"), (KSERVE_DP, "--port 8001 \\\n              --api-server-count")])
+def test_kserve_eval_launch_is_read_with_go_template_actions_opaque(tmp_path, name, flag):
+    # eval "exec vllm serve /mnt/models --served-model-name "{{ .Spec.Model.Name }}" ... {{- if }} ... {{- end }}":
+    # was COV001 "launcher 'eval "exec vllm serve ...' not recognised"
+    path = _k8s_copy(name, tmp_path)
+    notes = " ".join(f[4] for f in only(lint(path, coverage=True), "COV001"))
+    assert "launcher 'eval" not in notes and only(lint(path), "FLG001") == []
+    # what the template renders is named as such, not as a shell value
+    assert "checks that use tp (vllm serve): the flag that sets it is given on some runs only" in notes
+    # a bogus flag in the eval'd string is reported where it is written
+    replace_once(path, flag, flag + " --bogus-flag 1")
+    text = path.read_text(encoding="utf-8")
+    (f,) = only(lint(path), "FLG001")
+    assert f[2:4] == position(text, "--bogus-flag") and "has no flag --bogus-flag" in f[4]
+
+
+def test_kserve_template_if_block_flag_names_are_checked(tmp_path):
+    # a flag inside {{ if .GlobalConfig.EnableTLS }}...{{- end }} is conditional, its name still checked
+    path = _k8s_copy(KSERVE_TEMPLATE, tmp_path)
+    replace_once(path, "}}--enable-ssl-refresh{{", "}}--enable-ssl-refreshh{{")
+    text = path.read_text(encoding="utf-8")
+    (f,) = only(lint(path), "FLG001")
+    assert f[2:4] == position(text, "--enable-ssl-refreshh")
+    # the control: a value-only block ({{ if }}{{ .X }}{{ else }}5555{{ end }}) is one value, no flag
+    path2 = _k8s_copy(KSERVE_DP, tmp_path / "dp")
+    assert only(lint(path2), "FLG001") == []
+    text = path2.read_text(encoding="utf-8")   # the first of the file's two launches (lines 259 and 540)
+    path2.write_text(text.replace("{{ else }}5555{{- end }}", "{{ else }}--bogus-port{{- end }}", 1), encoding="utf-8")
+    assert [(f[0], f[2]) for f in lint(path2)] == [("FLG001", 259)]
+
+
+DYN_AGG_ROUTER = "095-dynamo-sglang-agg-router"
+
+
+def test_array_assigned_in_a_branch_has_its_flags_checked(tmp_path):
+    # TRACE_ARGS=() then TRACE_ARGS+=(--enable-trace --otlp-traces-endpoint localhost:4317) in an if: was COV001
+    # "the arguments "${TRACE_ARGS[@]}" adds ... not known statically" twice, and nothing else
+    d = _corpus_copy(DYN_AGG_ROUTER, tmp_path)
+    script = d / "agg_router.sh"
+    assert lint(script, coverage=True) == []
+    replace_once(script, "TRACE_ARGS+=(--enable-trace", "TRACE_ARGS+=(--enable-tracee")
+    text = script.read_text(encoding="utf-8")
+    (f,) = lint(script)
+    assert f[0] == "FLG001" and f[2:4] == position(text, "--enable-tracee")
+
+
+def test_array_from_a_script_argument_in_a_branch_stays_in_cov001(tmp_path):
+    # the control: a piece really unknown (the script's argument) keeps its COV001
+    d = _corpus_copy(DYN_AGG_ROUTER, tmp_path)
+    script = d / "agg_router.sh"
+    replace_once(script, "TRACE_ARGS+=(--enable-trace --otlp-traces-endpoint localhost:4317)", 'TRACE_ARGS+=("$1")')
+    (cov,) = only(lint(script, coverage=True), "COV001")
+    assert 'the arguments "$1" adds (python3 -m dynamo.sglang): they are not known statically' in cov[4]
+
+
+ROCM_DWDP = "108-sglang-dwdp-rocm-backend-comparison"
+
+
+def test_arrays_in_a_loop_and_an_if_else_and_a_benchmark_client(tmp_path):
+    # common_args assigned in a non-literal for loop, backend_args in both branches of an if / else; the
+    # benchmark client python3 -m sglang.benchmark.serving is no launch (was COV001 "not recognised")
+    d = _corpus_copy(ROCM_DWDP, tmp_path)
+    script = d / "run_rocm_backend_comparison.sh"
+    found = lint(script, coverage=True)
+    notes = " ".join(f[4] for f in only(found, "COV001"))
+    assert "sglang.benchmark.serving" not in notes and "not known statically" not in notes
+    # the branch's flag is read: --dwdp-weight-backend is in no release (tests/corpus/expected.yaml)
+    assert [(f[0], f[2]) for f in found if f[0] != "COV001"] == [("FLG001", 47)]
+    # --dp-size is given in one branch only: dp is not known, and COV001 says why
+    assert "checks that use dp (python3 -m sglang.launch_server): the flag that sets it is given on some runs only" in notes
+    replace_once(script, "--log-level warning", "--log-levell warning")
+    assert ("FLG001", 35) in [(f[0], f[2]) for f in lint(script)]
+
+
+def test_an_engine_in_process_benchmark_is_still_named(tmp_path):
+    # the control: sglang.benchmark.one_batch runs the engine in its own process: not a client
+    d = _corpus_copy(ROCM_DWDP, tmp_path)
+    script = d / "run_rocm_backend_comparison.sh"
+    replace_once(script, "python3 -m sglang.benchmark.serving", "python3 -m sglang.benchmark.one_batch")
+    notes = " ".join(f[4] for f in only(lint(script, coverage=True), "COV001"))
+    assert "launcher 'python3 -m sglang.benchmark.one_batch' not recognised" in notes
+
+
+RAY_CLUSTER = "091-vllm-run-cluster-docker-ray"
+
+
+def test_ray_cluster_script_claims_no_launch(tmp_path):
+    # docker run --entrypoint /bin/bash ... "${ADDITIONAL_ARGS[@]}" "${DOCKER_IMAGE}" -c "${RAY_START_CMD}": the
+    # splices before the image are docker options, the -c string is one of RAY_START_CMD's two values (ray start):
+    # was COV001 "launcher '"$@"' not recognised" at line 54
+    d = _corpus_copy(RAY_CLUSTER, tmp_path)
+    script = d / "run_cluster.sh"
+    assert lint(script, coverage=True) == []
+    # the control: an engine in the -c string's else branch is read (and its bogus flag reported)
+    replace_once(script, 'RAY_START_CMD+=" --address=${HEAD_NODE_ADDRESS}:6379"',
+                 'RAY_START_CMD="vllm serve m --bogus-flag 1"')
+    assert [f[0] for f in lint(script)] == ["FLG001"]
+
+
+DYNAMO_SDK = "025-aibrix-dynamo-disagg-router"
+
+
+def test_dynamo_sdk_graph_launcher_is_named_with_where_its_flags_are(tmp_path):
+    path = _k8s_copy(DYNAMO_SDK, tmp_path)
+    (cov,) = only(lint(path, coverage=True), "COV001")
+    assert "starts no engine launch cfglint recognises" not in cov[4]
+    assert "every launch check for dynamo serve graphs.disagg_router:VllmWorker at line 145: the Dynamo SDK graph " \
+           "launcher of Dynamo <= 0.3.x (dynamo serve MODULE:SERVICE) takes the engine's flags from the graph's " \
+           "service config" in cov[4]
+    # the frontend / router services are given no GPU: no engine runs there, nothing is claimed for them
+    assert "graphs.disagg_router:Frontend" not in cov[4] and "graphs.disagg_router:Router" not in cov[4]
+    # the control: the same container running a launcher cfglint does not know keeps the generic note
+    replace_once(path, "dynamo serve graphs.disagg_router:VllmWorker", "my-launcher graphs.disagg_router:VllmWorker")
+    (cov,) = only(lint(path, coverage=True), "COV001")
+    assert "container ? of DynamoGraphDeployment VllmWorker: it is given accelerators but starts no engine launch" in cov[4]

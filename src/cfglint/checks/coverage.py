@@ -65,7 +65,8 @@ def _accelerator_gaps(ctx: Context) -> None:
 
 def _launch_gaps(ctx: Context) -> None:
     unrecognised = ctx.deployment.unrecognised
-    started = {p.span.path for p in ctx.deployment.processes} | {u.span.path for u in unrecognised}
+    started = {p.span.path for p in ctx.deployment.processes} | {u.span.path for u in unrecognised} | \
+        {g[0].span.path for g in ctx.deployment.graphs}
     for display, parsed, _role, is_args in ctx.sub.launches if ctx.sub.has_manifest else ():
         # only files the manifest names as launches: any other script (build.sh) is not claimed to be one
         if is_args or display in started or not getattr(parsed, "commands", None):
@@ -76,6 +77,12 @@ def _launch_gaps(ctx: Context) -> None:
     benchmarks = {" ".join(p) for p in (ctx.kb.engines.get("launchers") or {}).get("engine_benchmarks") or []
                   if isinstance(p, list)}
     _container_gaps(ctx)
+    for loc, entry, pod in ctx.deployment.graphs:
+        if pod is not None and hasattr(pod, "gpus") and not pod.gpus:
+            continue   # a service of the graph given no accelerator (its frontend, router): no engine runs there
+        ctx.not_checked(f"every launch check for {loc.value} at line {loc.span.line}",
+                        f"{entry.get('what', loc.value)} takes the engine's flags from {entry.get('config', 'a config')}: "
+                        "the engine, its parallelism and its flags are not checked", loc.span)
     for loc in unrecognised:
         why = "its program or module is a shell variable, known only at run time" if "$" in loc.value else \
             ("a benchmark that runs the engine in its own process; cfglint holds no list of its flags "
@@ -88,12 +95,16 @@ def _launch_gaps(ctx: Context) -> None:
             if setting in p.mistyped:
                 continue   # a mistyped flag: FLG001 reports it, with what it leaves unknown
             span = p.unresolved_at.get(setting, p.span)
-            ctx.not_checked(f"checks that use {setting} ({p.launcher})",
-                            "its value is a shell variable or command output, known only at run time", span)
+            why = ("the flag that sets it is given on some runs only (in a branch of the script, or in a Go "
+                   "template {{ if }} block), so its value is not known") if setting in p.conditional else \
+                "its value is a shell variable or command output, known only at run time"
+            ctx.not_checked(f"checks that use {setting} ({p.launcher})", why, span)
         for loc in p.unresolved_args:
-            ctx.not_checked(f"the arguments {loc.value} adds ({p.launcher})",
-                            "they are not known statically (an array or string assigned in a branch, a script "
-                            "argument, or command output): the flags they carry are not checked", loc.span)
+            why = ("a Go template action, known only when the template is rendered: the flags it renders "
+                   "are not checked") if "{{" in str(loc.value) else \
+                ("they are not known statically (a script argument, command output, or a variable set outside "
+                 "the script or, in a branch, from such a value): the flags they carry are not checked")
+            ctx.not_checked(f"the arguments {loc.value} adds ({p.launcher})", why, loc.span)
         for ref in p.missing_configs:
             beside = isinstance(ref.value, str) and "$" not in ref.value and \
                 os.path.isfile(os.path.join(ctx.sub.root, ref.value))
@@ -128,7 +139,8 @@ def _container_gaps(ctx: Context) -> None:
     the image or a ConfigMap, a launcher cfglint does not know), and the note says what it runs."""
     from .k8s import OTHER_ACCELERATORS
 
-    started = {id(p.pod) for p in ctx.deployment.processes if p.pod is not None}
+    started = {id(p.pod) for p in ctx.deployment.processes if p.pod is not None} | \
+        {id(pod) for _loc, _entry, pod in ctx.deployment.graphs if pod is not None}
     seen: set[int] = set()
     for _display, parsed, _role, is_args in ctx.sub.launches:
         for cmd in getattr(parsed, "commands", None) or ():

@@ -79,6 +79,9 @@ class Process:
     # branch, "$@" at top level, $(...)): the flags they add are not checked (COV001)
     unresolved_args: list[Located] = field(default_factory=list)
     unresolved_at: dict[str, Span] = field(default_factory=dict)  # where each of those values is written
+    # settings given by a flag present on some runs only (a branch's assignment, a template {{ if }}):
+    # in ``unknown`` too; COV001 says why
+    conditional: set[str] = field(default_factory=set)
     # setting -> (the flag the launch gives, the known flag it is close to): a flag no release of the
     # launcher has, one letter or two from a flag that sets a setting (--tensor-paralel-size); the
     # setting is unknown (in ``unknown``) and FLG001 reports it once, at that flag
@@ -119,6 +122,9 @@ class Deployment:
     # shell syntax errors inside ``bash -c`` strings (the first of each string); the load stage
     # reports those of the file itself, lint_unit these as IO001 warnings
     shell_errors: list[Span] = field(default_factory=list)
+    # launches of a launcher that takes the engine's flags from a config of its own (launchers.graph_launchers):
+    # (the launcher and its graph, its data entry, the Kubernetes container it runs in or None)
+    graphs: list[tuple[Located, dict, Any]] = field(default_factory=list)
 
     def engine_processes(self) -> list[Process]:
         return [p for p in self.processes if p.kind == "engine"]
@@ -205,6 +211,7 @@ class _Adapter:
         self.wrappers = Wrappers(kb.engines.get("wrappers"))
         self.launchers = Launchers(kb.engines)
         self.unrecognised: list[Located] = []
+        self.graphs: list[tuple[Located, dict, Any]] = []
         self.shell_errors: list[Span] = []
         self.shell_strings = 64  # bash -c strings parsed per submission at most (each is a parser run)
         self.configs = configs
@@ -286,7 +293,12 @@ class _Adapter:
                 return []
             self.shell_strings -= 1
             out = []
-            for inner in shell_string_commands(wrapped.shell_string, self.shell_errors):
+            string = wrapped.shell_string
+            inners = [c for choice in string.choices for c in shell_string_commands(choice, self.shell_errors)] \
+                if string.choices else shell_string_commands(string, self.shell_errors)
+            for inner in inners:
+                if string.choices:
+                    inner.certain = False   # one of the strings the branches set: runs on some runs only
                 inner.origin = cmd.origin
                 if inner.repeat is None:
                     inner.repeat = cmd.repeat
@@ -319,6 +331,10 @@ class _Adapter:
                 wrapped.words = wrapped.words[k:]
         if pod_image is not None:
             wrapped.image = pod_image
+        graph = self.launchers.graph(wrapped.words) if launch is None else None
+        if graph is not None:
+            self.graphs.append((graph[0], graph[1], cmd.origin))
+            return []
         if launch is None:
             loc = (self.launchers.unknown_entrypoint(entry_image, wrapped.words) if entry_image else None) or \
                 self.launchers.unrecognised(wrapped.words) or _hidden_command(wrapped.words)
@@ -381,6 +397,15 @@ class _Adapter:
                 head, dot, rest = name[2:].partition(".")
                 name = "--" + head.replace("_", "-") + dot + rest
             proc.flag_names.add(name)
+            if flag.conditional or (value is not None and value.conditional):
+                # present on some runs only: its name is checked (FLG001), its value and what it sets are not known
+                proc.args.append(Arg(name, flag.text, flag.span, None, "cli", value is not None))
+                setting = flag_to_setting.get(name)
+                if setting is not None and setting not in proc.settings:
+                    proc.unknown.add(setting)
+                    proc.conditional.add(setting)
+                    proc.unresolved_at.setdefault(setting, flag.span)
+                continue
             proc.args.append(Arg(name, flag.text, flag.span,
                                  Located(value.text, value.span) if value is not None and value.static else None, "cli",
                                  value is not None and not value.static))
@@ -415,7 +440,7 @@ class _Adapter:
             positionals = positionals[1:]
         model_positional = positionals and kind == "engine" and engine in ("vllm", "trtllm") \
             and "model" not in proc.settings
-        if model_positional and positionals[0].static:
+        if model_positional and positionals[0].static and not positionals[0].conditional:
             proc.settings["model"] = Located(positionals[0].text, positionals[0].span)
         elif model_positional:
             proc.unknown.add("model")
@@ -643,6 +668,7 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
         for cmd in parsed.commands:
             dep.processes.extend(adapter.processes(cmd, role))
     dep.unrecognised = list(adapter.unrecognised)
+    dep.graphs = list(adapter.graphs)
     dep.shell_errors = list(adapter.shell_errors)
     for cfg in configs:
         if is_server_config(cfg.root):

@@ -78,6 +78,7 @@ class Launchers:
         self.not_servers = [list(p) for p in data.get("not_servers") or [] if isinstance(p, list)]
         self.engine_flags = set(data.get("engine_flags") or ())
         self.benchmarks = [list(p) for p in data.get("engine_benchmarks") or [] if isinstance(p, list)]
+        self.graphs = [e for e in data.get("graph_launchers") or [] if isinstance(e, dict) and e.get("words")]
         self.images = [e for e in data.get("image_entrypoints") or [] if isinstance(e, dict) and e.get("image")]
         through = data.get("look_through") if isinstance(data.get("look_through"), dict) else {}
         self.through_words = int(through.get("words") or 0)
@@ -147,6 +148,19 @@ class Launchers:
                 return Launch("engine", dyn["workers"][module], "dynamo", f"python3 -m {module}", 3, dyn)
             if module == dyn.get("frontend"):
                 return Launch("frontend", None, "dynamo", f"python3 -m {module}", 3, dyn)
+        return None
+
+    def graph(self, words: list[Word]) -> tuple[Located, dict] | None:
+        """``dynamo serve graphs.agg:Frontend ...``: (the launcher and its graph, at its first word;
+        its ``graph_launchers`` entry) for a launcher whose engine flags are in a config of its own."""
+        if not words:
+            return None
+        texts = _texts(words)
+        for entry in self.graphs:
+            prefix = list(entry["words"])
+            if _starts(texts, prefix):
+                target = texts[len(prefix)] if len(texts) > len(prefix) and not texts[len(prefix)].startswith("-") else ""
+                return Located(" ".join(prefix + ([target] if target else [])), words[0].span), entry
         return None
 
     def unrecognised(self, words: list[Word]) -> Located | None:

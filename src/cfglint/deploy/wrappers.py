@@ -23,6 +23,7 @@ from ..read.shell import Command, Word
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 SHORT_CLUSTER = re.compile(r"^-[A-Za-z]{2,}$")
+SPLICE = re.compile(r'^"?(\$@|\$\*|\$\{@\}|\$\{[A-Za-z_][A-Za-z0-9_]*\[[@*]\]\})"?$')   # words of a number not known
 
 
 @record
@@ -139,6 +140,9 @@ class Wrappers:
             if t == "--":
                 i += 1
                 break
+            if not w.static and SPLICE.match(w.raw) and spec.get("image_positional") and i + 1 < len(words):
+                i += 1   # "${ARGS[@]}" / "$@" before the image: options of a number not known statically
+                continue
             if not (t.startswith("-") or (spec.get("shell") and t.startswith("+"))) or (
                     t == "-" and "-" not in (spec.get("clear_env") or ())):
                 break

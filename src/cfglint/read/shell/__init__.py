@@ -24,7 +24,10 @@ kept in :attr:`ShellScript.files` with the body's position in the script.
 A word that comes from a variable keeps the span where its text is written (the literal in the
 assignment), so findings point at it. Anything else (``$(...)``, ``$1`` at top level, a variable
 never assigned or assigned inside a branch or a non-literal loop) keeps its source text and is
-marked not static.
+marked not static. A name the branches of an ``if`` / ``case`` / loop assign differently holds
+their values as alternatives (values.py ``Values.merge``): spliced or split, the words of each
+come out ``conditional`` (present on some runs only); quoted, the word carries them as
+``choices``. An ``eval`` string's Go template actions are masked (gotemplate.py).
 """
 
 from __future__ import annotations

@@ -68,6 +68,7 @@ class _Piece:
     text: str
     span: Span
     static: bool = True
+    conditional: bool = False   # present on some runs only (see Word.conditional)
 
     @property
     def exact(self) -> bool:
@@ -120,12 +121,23 @@ class _MappedPositions:
     """Positions for text assembled from pieces (``eval "$CMD"``): each character maps back to
     where it is written in the script."""
 
-    def __init__(self, text: str, pieces: list[_Piece], path: str):
+    def __init__(self, text: str, pieces: list[_Piece], path: str, opaque: bytes | None = None,
+                 conditional: bytes | None = None):
         self.text = text
         self.pieces = pieces
         self.path = path
         self.index = _CharIndex(text.encode("utf-8"))
         self.starts = _starts(pieces)
+        # per byte of the text: 1 where a value known only at render time is (a Go template action),
+        # 1 where what is written is present on some runs only (a conditional piece, a template block)
+        self.opaque = opaque
+        self.conditional = conditional
+
+    def marks(self, a: int, b: int) -> tuple[bool, bool]:
+        """(conditional, opaque) of the bytes ``[a, b)`` of the text."""
+        cond = self.conditional is not None and 1 in self.conditional[a:max(b, a + 1)]
+        opaque = self.opaque is not None and 1 in self.opaque[a:max(b, a + 1)]
+        return cond, opaque
 
     def _char(self, byte: int) -> int:
         return self.index.char(byte)

@@ -21,6 +21,13 @@ class Word:
     # (line, column) of each character of ``text`` when it comes from a source that is not
     # shell (a Kubernetes manifest's YAML scalar): a ``bash -c`` string inside is placed by it
     where: list[tuple[int, int]] | None = None
+    # present on some runs only: it comes from a variable or array the script assigns differently in
+    # branches (every assignment literal), or from inside a Go template ``{{ if }}...{{ end }}`` block of
+    # an ``eval`` string: a flag's name is checked, its presence and value are not known
+    conditional: bool = False
+    # the values the word takes on different runs, when it is one variable assigned differently in
+    # branches and each value is known (``bash -c "$CMD"`` with CMD set in an if / else)
+    choices: list[Word] | None = None
 
 
 class Exports:

@@ -10,6 +10,17 @@ from ...model import Span
 from .positions import _Piece, _span_of, _starts
 from .script import Exports, ShellScript, Word
 
+MISSING = object()   # a name the script has not assigned (a state of :meth:`Values.state`)
+
+
+class Frame(dict):
+    """The journal of one branch: name -> its state before the branch changed it; ``appended``:
+    the names it extends (``X+=...``), which a loop extends an unknown number of times."""
+
+    def __init__(self):
+        super().__init__()
+        self.appended: set[str] = set()
+
 _ESCAPED = re.compile(r"\\(.)", re.S)
 
 ARGUMENT_TYPES = ("word", "number", "raw_string", "string", "concatenation", "simple_expansion", "expansion",
@@ -43,12 +54,113 @@ class Values:
             self.args: list[Word] | None = None                # positional args inside a function call
             self.depth = 0
             self.budget = [MAX_EVALS, MAX_CALLS, MAX_FILE_WORDS, MAX_FILE_CHARS]
+            # a name assigned differently in the branches of an if / case / loop, every value known:
+            # ("var", [pieces of each value]) or ("arr", [words of each value])
+            self.alts: dict[str, tuple[str, list]] = {}
+            # one journal per branch being read: name -> its state before the branch changed it
+            self.frames: list[Frame] = []
+            self.loops: list[Frame] = []   # the frames of loop bodies being read
         else:
-            for name in ("script", "vars", "arrays", "exported", "functions", "called", "args", "depth", "budget"):
+            for name in ("script", "vars", "arrays", "exported", "functions", "called", "args", "depth", "budget",
+                         "alts", "frames", "loops"):
                 setattr(self, name, getattr(parent, name))
+        self.unfold = False   # an eval string being read: a branch-assigned value unfolds (see lookup)
 
     def src(self, node) -> str:
         return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    # -- branch state ------------------------------------------------------------------
+    def state(self, name: str) -> tuple:
+        return self.vars.get(name, MISSING), self.arrays.get(name, MISSING), self.alts.get(name, MISSING)
+
+    def restore(self, name: str, st: tuple) -> None:
+        for table, value in zip((self.vars, self.arrays, self.alts), st):
+            if value is MISSING:
+                table.pop(name, None)
+            else:
+                table[name] = value
+
+    def touch(self, name: str) -> None:
+        """Before ``name`` changes: its state is kept in the journal of the branch being read."""
+        if self.frames:
+            self.frames[-1].setdefault(name, self.state(name))
+
+    def merge(self, name: str, states: list[tuple]) -> tuple:
+        """The state of ``name`` after branches that leave it in one of ``states``: that value when
+        all agree; their alternatives when every one is known; else not known statically."""
+        options: list[tuple[str, object]] = []
+        for v, arr, alt in states:
+            if alt is not MISSING:
+                options.extend((alt[0], o) for o in alt[1])
+            elif v is not MISSING:
+                options.append(("var", v))
+            elif arr is not MISSING:
+                options.append(("arr", arr))
+            else:
+                options.append(("absent", None))   # set by the environment, or not at all
+        kinds = {k for k, _ in options}
+        # a string's value may hold parts not known statically ("ray start --address=$HEAD"): as a
+        # command string each is still read; split into words (union) it is not known
+        known = len(kinds) == 1 and "absent" not in kinds and all(o is not None for _k, o in options) and \
+            not any(frame.appended & {name} for frame in self.loops)
+        if not known:
+            if "arr" in kinds:
+                return MISSING, None, MISSING
+            span = next((o[0].span for k, o in options if k == "var" and o), None)
+            if span is None:
+                return MISSING, None, MISSING
+            return [_Piece("$" + name, span, False)], MISSING, MISSING
+        kind = options[0][0]
+        unique: dict[object, object] = {}
+        for _k, o in options:
+            key = tuple((p.text, p.static) for p in o) if kind == "var" else tuple((w.text, w.static) for w in o)
+            unique.setdefault(key, o)
+        values = list(unique.values())
+        if len(values) == 1:
+            return (values[0], MISSING, MISSING) if kind == "var" else (MISSING, values[0], MISSING)
+        return MISSING, MISSING, (kind, values)
+
+    def union(self, name: str, split: bool) -> list[Word] | None:
+        """The words of every value a branch-assigned ``name`` may hold, each conditional (a
+        string's values split on whitespace when ``split``), or None when it holds none such."""
+        alt = self.alts.get(name)
+        if alt is None or (alt[0] == "var") != split:
+            return None
+        if split and not all(p.static for option in alt[1] for p in option):
+            return None
+        if split and _one_word_each(alt[1]):
+            return None   # one word of several values (--config $YAML): a value not known, not words to add
+        out: list[Word] = []
+        for option in alt[1]:
+            words = self.fields(option) if split else list(option)
+            out.extend(Word(w.text, w.raw, w.span, w.static, w.where, True, w.choices) for w in words)
+        if len(out) > self.budget[2] or not self.spend(sum(len(w.text) for w in out)):
+            return None
+        self.budget[2] -= len(out)
+        return out
+
+    def marks(self, a: int, b: int) -> tuple[bool, bool]:
+        """(conditional, opaque) of bytes ``[a, b)`` of the text read (an eval string's)."""
+        marks = getattr(self.pos, "marks", None)
+        return marks(a, b) if marks is not None else (False, False)
+
+    def lines(self, text: str, span: Span, start: int) -> list[_Piece]:
+        """The text of a string written over several lines, one piece per line, each placed exactly
+        (an eval string's words then point at their own line, not at the string's first)."""
+        if span.line == span.end_line or "\n" not in text:
+            return [self.leaf(text, span, start, start + len(text.encode("utf-8")))]
+        out: list[_Piece] = []
+        line, col, offset = span.line, span.col, start
+        for segment in text.splitlines(keepends=True):
+            n = len(segment.encode("utf-8"))
+            out.append(self.leaf(segment, Span(span.path, line, col, line, col + len(segment)), offset, offset + n))
+            offset += n
+            line, col = line + 1, 1
+        return out
+
+    def leaf(self, text: str, span: Span, a: int, b: int) -> _Piece:
+        cond, opaque = self.marks(a, b)
+        return _Piece(text, span, not opaque, cond)
 
     # -- values ------------------------------------------------------------------------
     def unknown(self, node) -> list[_Piece]:
@@ -61,25 +173,26 @@ class Values:
         # ${M:-deepseek-ai/x} as the name 'deepseek' then the word '-ai/x' (a `$name` is a
         # simple_expansion, never a bare variable_name)
         if t in ("word", "number", "variable_name"):
-            return [_Piece(_ESCAPED.sub(r"\1", self.src(node)), self.pos.span(node))]
+            return [self.leaf(_ESCAPED.sub(r"\1", self.src(node)), self.pos.span(node), node.start_byte, node.end_byte)]
         if t == "raw_string":
             sp = self.pos.span(node)
             if sp.line == sp.end_line:
                 sp = Span(sp.path, sp.line, sp.col + 1, sp.line, sp.end_col - 1)
-            return [_Piece(self.src(node)[1:-1], sp)]
+            return [self.leaf(self.src(node)[1:-1], sp, node.start_byte, node.end_byte)]
         if t in ("string", "concatenation"):
             out: list[_Piece] = []
             prev = node.start_byte + 1 if t == "string" else None
             for child in node.children:
                 if prev is not None and child.start_byte > prev:
                     # text tree-sitter leaves between the children of a "..." string (newlines, spaces)
-                    out.append(_Piece(self.data[prev:child.start_byte].decode("utf-8", "replace"), self.pos.span(node)))
+                    out.append(self.leaf(self.data[prev:child.start_byte].decode("utf-8", "replace"), self.pos.span(node),
+                                         prev, child.start_byte))
                 if prev is not None:
                     prev = max(prev, child.end_byte)
                 if t == "string" and child.type == '"':
                     continue
                 if child.type == "string_content":
-                    out.append(_Piece(self.src(child), self.pos.span(child)))
+                    out.extend(self.lines(self.src(child), self.pos.span(child), child.start_byte))
                 else:
                     out.extend(self.pieces(child))
             return out or [_Piece("", self.pos.span(node))]
@@ -102,6 +215,8 @@ class Values:
             if i < 0 or i >= len(args) or not args[i].static:
                 return self.unknown(node)
             return [_Piece(args[i].text, args[i].span)]
+        if name in self.alts:
+            return self.unfolded(name, node) if self.unfold else self.unknown(node)
         if name in self.vars:
             value = self.vars[name]
             return list(value) if all(p.static for p in value) else self.unknown(node)
@@ -111,10 +226,26 @@ class Values:
             return [_Piece(w.text, w.span)] if w.static else self.unknown(node)
         return self.unknown(node)
 
+    def unfolded(self, name: str, node) -> list[_Piece]:
+        """An eval string's ``$NAME`` of a name assigned differently in branches: the text of
+        every value it may hold, one after another, each piece conditional (eval reads them all;
+        none is certain)."""
+        out: list[_Piece] = []
+        kind, options = self.alts[name]
+        if kind == "var" and _one_word_each(options):
+            return self.unknown(node)   # one word of several values: a value not known, not words to add
+        for option in options:
+            parts = option if kind == "var" else [_Piece(w.text, w.span, w.static) for w in option]
+            for p in parts:
+                if out:
+                    out.append(_Piece(" ", p.span, True, True))
+                out.append(_Piece(p.text, p.span, p.static, True))
+        return out or self.unknown(node)
+
     def assigned(self, name: str) -> bool:
         if name.isdigit():
             return self.args is not None and 1 <= int(name) <= len(self.args)
-        return name in self.vars or name in self.arrays
+        return name in self.vars or name in self.arrays or name in self.alts
 
     def expansion(self, node) -> list[_Piece]:
         """``${X}``, ``${X:-d}``, ``${X-d}``, ``${X:=d}``, ``${X=d}``, ``${arr[i]}``; any other
@@ -144,6 +275,7 @@ class Values:
                 # so what it holds is known only at run time (not the empty string)
                 default = self.unknown(node)
             if op in (":=", "=") and not name.isdigit():
+                self.touch(name)
                 self.vars[name] = list(default)
             return default
         if first.type == "subscript" and len(kids) == 1:
@@ -152,6 +284,8 @@ class Values:
             if name_node is None or index is None:
                 return self.unknown(node)
             name, idx = self.src(name_node), self.src(index)
+            if self.unfold and idx in ("@", "*") and self.alts.get(name, ("",))[0] == "arr":
+                return self.unfolded(name, node)
             arr = self.arrays.get(name)
             if arr is None and name in self.vars and idx in ("0", "@", "*"):
                 return self.lookup(name, node)
@@ -185,7 +319,11 @@ class Values:
         if static and len(solid) == 1 and len(pieces) == len(solid) and solid[0].span != span \
                 and node.type in ("string", "simple_expansion", "expansion"):
             span, raw = solid[0].span, solid[0].text
-        return Word(text, raw, span, static)
+        choices = None
+        name = _plain_name(self, node)
+        if not static and name is not None and self.alts.get(name, ("",))[0] == "var":
+            choices = [Word("".join(p.text for p in o), raw, span, all(p.static for p in o)) for o in self.alts[name][1]]
+        return Word(text, raw, span, static, None, any(p.conditional for p in pieces), choices)
 
     def splice(self, node) -> list[Word] | None:
         """``"$@"`` in a function, ``"${arr[@]}"``: the words it stands for, or None."""
@@ -219,7 +357,9 @@ class Values:
         """Bash field splitting of a static value on whitespace."""
         text = "".join(p.text for p in pieces)
         starts = _starts(pieces)
-        return [Word(m.group(0), m.group(0), _span_of(pieces, m.start(), m.end(), starts))
+        marked = any(p.conditional for p in pieces)
+        return [Word(m.group(0), m.group(0), _span_of(pieces, m.start(), m.end(), starts),
+                     conditional=marked and _conditional(pieces, starts, m.start(), m.end()))
                 for m in re.finditer(r"\S+", text)]
 
     def expand(self, node) -> list[Word]:
@@ -238,6 +378,10 @@ class Values:
                 return spliced
             if spliced is not None:
                 return [Word(self.src(node), self.src(node), self.pos.span(node), False)]
+            name = _plain_name(self, inner) if not quoted else _splice_name(self, inner)
+            united = self.union(name, not quoted) if name is not None else None
+            if united is not None:
+                return united
             if not quoted:
                 pieces = self.pieces(inner)
                 chars = sum(len(p.text) for p in pieces)
@@ -247,5 +391,48 @@ class Values:
                     return words
                 raw = self.src(node)
                 text = "".join(p.text for p in pieces) if self.spend(chars - len(raw)) else raw
-                return [Word(text, raw, self.pos.span(node), False)]
+                return [Word(text, raw, self.pos.span(node), False, None, any(p.conditional for p in pieces))]
         return [self.word(node)]
+
+
+def _one_word_each(options: list[list[_Piece]]) -> bool:
+    """Whether every value is one word (no white space inside once its parts are joined)."""
+    return all(len("".join(p.text for p in o).split()) == 1 for o in options)
+
+
+def _plain_name(values: Values, node) -> str | None:
+    """NAME of ``$NAME`` / ``${NAME}`` (or of ``"$NAME"``), else None."""
+    if node.type == "string":
+        kids = [c for c in node.children if c.type != '"']
+        if len(kids) != 1:
+            return None
+        node = kids[0]
+    if node.type == "simple_expansion":
+        name = values.src(node)[1:]
+        return name if name and (name[0].isalpha() or name[0] == "_") else None
+    if node.type == "expansion":
+        kids = node.children[1:-1]
+        if len(kids) == 1 and kids[0].type == "variable_name":
+            return values.src(kids[0])
+    return None
+
+
+def _splice_name(values: Values, node) -> str | None:
+    """NAME of ``${NAME[@]}``, else None."""
+    if node.type != "expansion":
+        return None
+    kids = node.children[1:-1]
+    if len(kids) == 1 and kids[0].type == "subscript":
+        name_node = kids[0].child_by_field_name("name")
+        index = kids[0].child_by_field_name("index")
+        if name_node is not None and index is not None and values.src(index) == "@":
+            return values.src(name_node)
+    return None
+
+
+def _conditional(pieces: list[_Piece], starts: list[int], a: int, b: int) -> bool:
+    """Whether a character of ``[a, b)`` of the joined ``pieces`` comes from a conditional piece."""
+    for p, s in zip(pieces, starts):
+        if p.conditional and s < b and s + len(p.text) > a:
+            return True
+    return False

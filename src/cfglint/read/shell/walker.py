@@ -8,10 +8,13 @@ from __future__ import annotations
 import re
 
 from ...model import Located, Span
+from . import gotemplate
 from .native import tree_of
 from .positions import _MappedPositions, _Piece
 from .script import Command, WrittenFile, Word
-from .values import ARGUMENT_TYPES, MAX_CALL_DEPTH, MAX_CHARS, MAX_WORDS, Values
+from .values import ARGUMENT_TYPES, MAX_CALL_DEPTH, MAX_CHARS, MAX_WORDS, Frame, Values, _plain_name
+
+BRANCH_DEPTH = 32   # branches nested deeper are read as before: what they assign is not known statically
 
 
 class Walker(Values):
@@ -51,19 +54,99 @@ class Walker(Values):
             inner_span = self.pos.span(node) if literal else loop_span
             for child in node.children:
                 if body is not None and child == body:
-                    self.visit(child, count, inner_span, certain and literal)
+                    if literal:
+                        self.visit(child, count, inner_span, certain)
+                    else:   # runs any number of times, none included
+                        self.branches([[child]], False, count, inner_span, loop=True)
                 elif child.type not in ("word", "number", "raw_string", "variable_name"):
                     self.visit(child, repeat, loop_span, certain)
             return
         if t in ("heredoc_body", "comment"):
             return
-        if t in ("if_statement", "case_statement", "while_statement", "c_style_for_statement",
-                 "until_statement"):
-            certain = False
-        elif t == "list" and any(c.type == "||" for c in node.children):
-            certain = False
+        if t == "if_statement":
+            self.if_statement(node, repeat, loop_span)
+            return
+        if t == "case_statement":
+            items = [c for c in node.children if c.type == "case_item"]
+            for child in node.children:
+                if child.type != "case_item":
+                    self.visit(child, repeat, loop_span, False)
+            exhaustive = any(self.src(c) == "*" for item in items for c in item.children[:1])
+            self.branches([[item] for item in items], exhaustive, repeat, loop_span)
+            return
+        if t in ("while_statement", "c_style_for_statement", "until_statement") or (
+                t == "list" and any(c.type == "||" for c in node.children)):
+            self.branches([list(node.children)], False, repeat, loop_span, loop=t != "list")
+            return
         for child in node.children:
             self.visit(child, repeat, loop_span, certain)
+
+    def if_statement(self, node, repeat: int, loop_span: Span | None) -> None:
+        """The condition, then each branch (then, elif, else) from the state before the if; after
+        it, a name the branches assign differently holds one of their values (or its old one,
+        when no else branch is there)."""
+        then_body: list = []
+        clauses: list[list] = []
+        in_body = False
+        for child in node.children:
+            t = child.type
+            if t in ("if", "fi"):
+                continue
+            if t == "then" and not in_body:
+                in_body = True
+            elif t in ("elif_clause", "else_clause"):
+                clauses.append([child])
+            elif in_body:
+                then_body.append(child)
+            else:
+                self.visit(child, repeat, loop_span, False)   # the condition: always runs
+        groups = [then_body, *clauses]
+        exhaustive = any(g[0].type == "else_clause" for g in groups if g)
+        self.branches(groups, exhaustive, repeat, loop_span)
+
+    def branches(self, groups: list[list], exhaustive: bool, repeat: int, loop_span: Span | None,
+                 loop: bool = False) -> None:
+        """Read each group of statements as one branch of a choice: each starts from the state
+        before it; after them, every name a branch changed holds what :meth:`Values.merge` makes
+        of the branches' values (and of the one before, unless the branches are ``exhaustive``).
+        Commands in a branch run an unknown number of times; a name a ``loop`` body extends is
+        not known statically after it."""
+        if len(self.frames) >= BRANCH_DEPTH:
+            for group in groups:
+                for child in group:
+                    self.visit(child, repeat, loop_span, False)
+            return
+        outcomes: list[dict[str, tuple]] = []
+        names: dict[str, None] = {}
+        for group in groups:
+            self.frames.append(Frame())
+            if loop:
+                self.loops.append(self.frames[-1])
+            try:
+                for child in group:
+                    self.visit(child, repeat, loop_span, False)
+            finally:
+                journal = self.frames.pop()
+                if loop:
+                    self.loops.pop()
+                if self.frames:
+                    self.frames[-1].appended |= journal.appended
+            outcomes.append({n: self.state(n) for n in journal})
+            for n, before in journal.items():
+                self.restore(n, before)
+            names.update(dict.fromkeys(journal))
+        for n in names:
+            before = self.state(n)
+            states = ([] if exhaustive and outcomes else [before]) + [o.get(n, before) for o in outcomes]
+            self.touch(n)
+            if loop:
+                self.loops.append(journal)
+            try:
+                merged = self.merge(n, states)
+            finally:
+                if loop:
+                    self.loops.pop()
+            self.restore(n, merged)
 
     def finish(self) -> None:
         """Functions never called: their commands, as run an unknown number of times."""
@@ -81,6 +164,13 @@ class Walker(Values):
         if name_node.type == "subscript":
             return  # arr[3]=x: not followed
         append = any(c.type == "+=" for c in node.children)
+        certain = certain or bool(self.frames)   # in a branch: certain until the branch ends (branches)
+        self.touch(name)
+        if append and self.frames:
+            self.frames[-1].appended.add(name)
+        if append and name in self.alts:   # X+=more of a branch-assigned X: each of its values, extended
+            self.append_alternatives(name, node, value_node)
+            return
         if value_node is not None and value_node.type == "array":
             words: list[Word] = []
             for child in value_node.named_children:
@@ -112,7 +202,29 @@ class Walker(Values):
         self.vars[name] = value
         self.arrays.pop(name, None)
         if export:
-            self.exported[name] = self.word_of(name, value_node or node)
+            word = self.word_of(name, value_node or node)
+            if self.frames:   # exported on some runs only: the environment it leaves is not known statically
+                word = Word(word.text, word.raw, word.span, False)
+            self.exported[name] = word
+
+    def append_alternatives(self, name: str, node, value_node) -> None:
+        kind, options = self.alts[name]
+        if value_node is not None and value_node.type == "array" and kind == "arr":
+            words: list[Word] = []
+            for child in value_node.named_children:
+                if child.type != "comment":
+                    words.extend(self.expand(child))
+            self.alts[name] = (kind, [o + words for o in options])
+        elif value_node is not None and value_node.type != "array" and kind == "var":
+            value = self.pieces(value_node)
+            if all(p.static for p in value):
+                self.alts[name] = (kind, [o + value for o in options])
+                return
+            del self.alts[name]
+            self.vars[name] = [_Piece(self.src(value_node), self.pos.span(value_node), False)]
+        else:
+            del self.alts[name]
+            self.arrays[name] = None
 
     def word_of(self, name: str, node) -> Word:
         value = self.vars.get(name) or [_Piece("", self.pos.span(node))]
@@ -166,6 +278,19 @@ class Walker(Values):
         if name_node is not None and self.src(name_node) == "eval":
             if self.eval(node, repeat, loop_span, certain):
                 return
+        head = name_node.named_children[0] if name_node is not None and name_node.named_children else None
+        held = _plain_name(self, head) if head is not None else None
+        if held is not None and self.alts.get(held, ("",))[0] == "var":
+            # $CMD of a command string the branches set differently: each of its commands, on some runs
+            kept = self.alts.pop(held)
+            try:
+                for option in kept[1]:
+                    self.vars[held] = option
+                    self.command(node, repeat, loop_span, False)
+            finally:
+                self.vars.pop(held, None)
+                self.alts[held] = kept
+            return
         for child in node.children:
             if child.type == "variable_assignment":
                 n = child.child_by_field_name("name")
@@ -203,19 +328,39 @@ class Walker(Values):
         """``eval "$CMD"``: the arguments joined with spaces and read again as shell, every
         character at the place it is written. False when a part is not known statically."""
         pieces: list[_Piece] = []
-        for child in node.children_by_field_name("argument"):
-            if pieces:
-                pieces.append(_Piece(" ", pieces[-1].span))
-            pieces.extend(self.pieces(child))
-        if not pieces or not all(p.static for p in pieces) or self.budget[0] <= 0:
-            return False
+        self.unfold = True
+        try:
+            for child in node.children_by_field_name("argument"):
+                if pieces:
+                    pieces.append(_Piece(" ", pieces[-1].span))
+                pieces.extend(self.pieces(child))
+        finally:
+            self.unfold = False
+        if not pieces or self.budget[0] <= 0 or not any(p.static and p.text.strip() for p in pieces):
+            return False   # nothing known to read again (eval "$CMD" of a CMD known only at run time)
         text = "".join(p.text for p in pieces)
         if not self.spend(len(text)):
             return False
         self.budget[0] -= 1
         data = text.encode("utf-8")
-        tree = tree_of(data)
-        sub = Walker(data, _MappedPositions(text, pieces, self.pos.path), parent=self)
+        # a part not known statically keeps its source text ($VAR, $@, $(...)), which the string read
+        # again sees as the same unknown value; Go template actions are masked (gotemplate.py)
+        masked = gotemplate.mask(data)
+        opaque = conditional = None
+        if masked is not None:
+            parsed, opaque, conditional = masked
+        else:
+            parsed = data
+        if any(p.conditional for p in pieces):
+            conditional = conditional if conditional is not None else bytearray(len(data))
+            offset = 0
+            for p in pieces:
+                n = len(p.text.encode("utf-8"))
+                if p.conditional:
+                    conditional[offset:offset + n] = b"\x01" * n
+                offset += n
+        tree = tree_of(parsed)
+        sub = Walker(data, _MappedPositions(text, pieces, self.pos.path, opaque, conditional), parent=self)
         errors = len(self.script.errors)
         sub.visit(tree.root_node, repeat, loop_span, certain)
         del self.script.errors[errors:]  # a string that is no shell: its words stay unrecognised
