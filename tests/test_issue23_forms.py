@@ -448,13 +448,20 @@ def test_tool_configs_workflows_and_test_data_get_nothing_in_both_runs(tmp_path,
 
 
 def test_an_engine_yaml_cfglint_cannot_read_is_named_in_both_runs(tmp_path):
-    # the control: a vLLM --config YAML of vllm-project/recipes on its own names engine settings
+    # the control: engine settings on their own that both vLLM's and SGLang's --config files take
+    # alike (tensor-parallel-size, trust-remote-code, kv-cache-dtype, served-model-name, as in the
+    # vllm-project/recipes files): which engine reads it is not known, said in both runs; a recipe
+    # file of one engine's keys (corpus 044) is read as that engine's and clean in both
     repo = tmp_path / "repo"
     (repo / "llama").mkdir(parents=True)
+    both = repo / "llama" / "shared.yaml"
+    both.write_text("tensor-parallel-size: 8\ntrust-remote-code: true\nkv-cache-dtype: fp8\nserved-model-name: llama\n",
+                    encoding="utf-8")
     src = shared("corpus/044-recipes-llama-llama3-3-blackwell/Llama3.3_Blackwell.yaml")
     shutil.copy(src, repo / "llama" / "Llama3.3_Blackwell.yaml")
-    hook, directory = _hook_and_directory(repo, [repo / "llama" / "Llama3.3_Blackwell.yaml"])
-    assert ("COV001", "llama/Llama3.3_Blackwell.yaml", 1) in hook
+    hook, directory = _hook_and_directory(repo, [both, repo / "llama" / "Llama3.3_Blackwell.yaml"])
+    assert ("COV001", "llama/shared.yaml", 1) in hook
+    assert not [r for r in hook if r[1] == "llama/Llama3.3_Blackwell.yaml"]
     assert [r for r in directory if r[0] == "COV001"] == [r for r in hook if r[0] == "COV001"]
 
 
