@@ -9,6 +9,7 @@ which no engine launch was recognised) and folds them into a single finding.
 from __future__ import annotations
 
 import os
+import re
 
 from ..model import Finding, Span
 from .base import Context, Gap, register
@@ -31,7 +32,29 @@ LAUNCHERS_HINT = ("sglang serve, python3 -m sglang.launch_server, python3 -m sgl
                   "trtllm-serve, python3 -m dynamo.<engine>")
 
 
-def _model_gap(ctx: Context, value: str, span) -> None:
+# KServe kinds whose serving container runs the model KServe's storage initializer puts at
+# /mnt/models (kserve/kserve pkg/constants/constants.go DefaultModelLocalMountPath): which model that
+# is, the (LLM)InferenceService using the runtime or config says (its storageUri / spec.model.uri)
+_KSERVE_RUNTIMES = {"ServingRuntime", "ClusterServingRuntime", "LLMInferenceServiceConfig", "LLMInferenceService",
+                    "InferenceService"}
+_MODEL_PLACEHOLDER = re.compile(r"(^|/)(your[-_.\w]*|<[^<>]+>|x{3,}|\.\.\.)(/|$)|/path/to/", re.I)
+
+
+def _model_gap(ctx: Context, value: str, span, p=None) -> None:
+    from .host_paths import KSERVE_MODEL_MOUNT
+
+    group = getattr(getattr(p, "pod", None), "group", None)
+    if value.rstrip("/") == KSERVE_MODEL_MOUNT and getattr(group, "kind", None) in _KSERVE_RUNTIMES:
+        ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
+                        f"the {group.kind} serves {KSERVE_MODEL_MOUNT}, where KServe puts the model of the "
+                        f"InferenceService that uses it (its storageUri / spec.model.uri), which is not in "
+                        f"this file", span)
+        return
+    if _MODEL_PLACEHOLDER.search(value):
+        ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
+                        f"the model '{value}' is a placeholder the reader fills in; the checks need the model "
+                        f"it stands for", span)
+        return
     entry = ctx.model(value)
     if entry is None:
         ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
@@ -49,8 +72,8 @@ def _model_gaps(ctx: Context) -> None:
         return
     for p in ctx.deployment.engine_processes():
         model = p.settings.get("model")
-        if model is not None and isinstance(model.value, str) and "<" not in model.value:
-            _model_gap(ctx, model.value, model.span)
+        if model is not None and isinstance(model.value, str) and model.value:
+            _model_gap(ctx, model.value, model.span, p)
 
 
 def _accelerator_gaps(ctx: Context) -> None:

@@ -22,6 +22,9 @@ class Frame(dict):
         self.appended: set[str] = set()
 
 _ESCAPED = re.compile(r"\\(.)", re.S)
+# a value that is a script argument ($2, ${1}): what an argument-parsing loop (while [[ $# -gt 0 ]];
+# case $1 in --model-path) MODEL="$2" ...) sets when the script is called with that option
+_POSITIONAL = re.compile(r"\$(?:\d|\{\d+\})")
 
 ARGUMENT_TYPES = ("word", "number", "raw_string", "string", "concatenation", "simple_expansion", "expansion",
                   "ansi_c_string", "command_substitution", "arithmetic_expansion", "process_substitution")
@@ -98,6 +101,11 @@ class Values:
                 options.append(("arr", arr))
             else:
                 options.append(("absent", None))   # set by the environment, or not at all
+        # a script argument overriding a literal default (MODEL=x, then MODEL="$2" in the option
+        # loop) is read as ${MODEL:-x} is: the script run as published, with its default
+        given = [o for k, o in options if k == "var" and o and all(not p.static and _POSITIONAL.fullmatch(p.text) for p in o)]
+        if given and any(k == "var" and o and all(p.static for p in o) for k, o in options):
+            options = [(k, o) for k, o in options if not any(o is g for g in given)]
         kinds = {k for k, _ in options}
         # a string's value may hold parts not known statically ("ray start --address=$HEAD"): as a
         # command string each is still read; split into words (union) it is not known

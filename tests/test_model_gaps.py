@@ -1,0 +1,50 @@
+"""COV001 names why a model-dependent check could not run, by its cause: a KServe runtime's
+/mnt/models (the model is the InferenceService's, not in the file), a placeholder path, a model
+the knowledge base lacks; and a script-argument override of a literal default is read as the
+default, as ${MODEL:-x} is. Real corpus files, changed in one place."""
+
+from __future__ import annotations
+
+from cfglint.lint import lint_paths
+from support import SHARED, shared
+
+
+def _parts(path) -> list[str]:
+    return [m for f in lint_paths([str(path)]).findings if f.rule_id == "COV001" for _s, m in f.related]
+
+
+def test_a_kserve_runtime_serves_the_model_of_the_inference_service_using_it(tmp_path):
+    shared("corpus")
+    src = SHARED / "corpus/043-kserve-runtimes-kserve-vllmserver/kserve-vllmserver.yaml"
+    parts = _parts(src)
+    assert any("the ClusterServingRuntime serves /mnt/models, where KServe puts the model of the InferenceService "
+               "that uses it" in p for p in parts)
+    assert not any("'/mnt/models' is not in the knowledge base" in p for p in parts)
+    # the same launch outside KServe (a shell script): a model directory cfglint does not know
+    run = tmp_path / "run.sh"
+    run.write_text("vllm serve /mnt/models --tensor-parallel-size 2\n", encoding="utf-8")
+    assert any("model '/mnt/models' is not in the knowledge base" in p for p in _parts(run))
+
+
+def test_a_placeholder_model_path_is_named_a_placeholder(tmp_path):
+    shared("corpus")
+    src = next((SHARED / "corpus").glob("033-*/*.yaml"))
+    parts = _parts(src)
+    assert any("the model '/var/mdl/YOUR-MODEL-PATH' is a placeholder the reader fills in" in p for p in parts)
+    changed = tmp_path / src.name
+    changed.write_text(src.read_text(encoding="utf-8").replace("/var/mdl/YOUR-MODEL-PATH", "/var/mdl/llama-local"),
+                       encoding="utf-8")
+    assert any("model '/var/mdl/llama-local' is not in the knowledge base" in p for p in _parts(changed))
+
+
+def test_an_option_loop_override_keeps_the_scripts_default_model(tmp_path):
+    # corpus 073: MODEL="Qwen/Qwen3-0.6B", then `--model-path) MODEL="$2"` in the option loop: the
+    # script as published serves its default (was "checks that use model: ... known only at run time")
+    shared("corpus")
+    src = SHARED / "corpus/073-dynamo-sglang-agg/agg.sh"
+    parts = _parts(src)
+    assert not any(p.startswith("checks that use model") for p in parts)
+    text = src.read_text(encoding="utf-8")
+    bad = tmp_path / "agg.sh"    # the default removed: the model is only the script argument
+    bad.write_text(text.replace('MODEL="Qwen/Qwen3-0.6B"\n', "", 1), encoding="utf-8")
+    assert any(p.startswith("checks that use model") for p in _parts(bad))
