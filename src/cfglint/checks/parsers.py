@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..deploy.extract import ParserRef
+from ..deploy.release import named_by
 from ..knowledge import Knowledge, versions
 from ..model import Finding
 from .base import Context, rule
@@ -82,8 +83,7 @@ def _release_problem(ctx: Context, ref: ParserRef, p) -> str | None:
     if flag and name in ((reg.flags.get(flag) or {}).get("choices") or ()):
         return None   # a value the flag takes besides the registry's names (SGLang 'auto')
     shown = versions.leading(launch.resolution.version or "") or release
-    where = {"manifest": "the manifest's engine version", "image": "the image tag", "pin": "the pinned package"}.get(
-        launch.via, "")
+    where = named_by(launch, ctx.manifest)
     text = f"{ENGINE_NAMES.get(ref.registry, ref.registry)} {shown} ({where}) has no {KIND_NAMES[ref.kind]} parser '{name}' ({ref.via})"
     if held:
         order = data.releases
