@@ -123,3 +123,26 @@ def test_a_reasoning_parser_on_a_model_that_does_not_reason_says_to_remove_it(tm
     assert "qwen3-thinking" not in f.message
     path.write_text(text, encoding="utf-8")
     assert [f for f in lint_paths([str(path)]).findings if f.rule_id == "PRS002"] == []
+
+
+def test_a_variable_no_release_reads_set_for_two_workers_is_named_once_in_the_note(tmp_path):
+    # corpus 107 (Dynamo SGLang GB200): prefill (line 90) and decode (line 147) both set
+    # SGLANG_DECODE_BOOTSTRAP_TIMEOUT, which no SGLang release cfglint holds reads; the note listed
+    # it twice ("SGLANG_DECODE_BOOTSTRAP_TIMEOUT, SGLANG_DECODE_BOOTSTRAP_TIMEOUT")
+    src = shared("corpus") / "107-dynamo-sglang-gb200-fp4-disagg-1k1k-low-latency" / "1k1k-low-latency.sh"
+    text = src.read_text(encoding="utf-8")
+
+    def gap(body: str) -> str:
+        path = tmp_path / "1k1k-low-latency.sh"
+        path.write_text(body, encoding="utf-8")
+        (note,) = [f for f in lint_paths([str(path)]).findings if f.rule_id == "COV001"]
+        (entry,) = [m for _s, m in note.related if m.startswith("engine variables (ENV001)")]
+        return entry
+
+    assert gap(text).startswith("engine variables (ENV001): SGLANG_DECODE_BOOTSTRAP_TIMEOUT: read by no SGLang release")
+    # the decode worker's one renamed: two names, each once
+    lines = text.split("\n")
+    assert lines[146].strip() == "SGLANG_DECODE_BOOTSTRAP_TIMEOUT=1000 \\"
+    lines[146] = lines[146].replace("SGLANG_DECODE_BOOTSTRAP_TIMEOUT", "SGLANG_DECODE_BOOTSTRAP_TIMEOUT_S")
+    assert gap("\n".join(lines)).startswith(
+        "engine variables (ENV001): SGLANG_DECODE_BOOTSTRAP_TIMEOUT, SGLANG_DECODE_BOOTSTRAP_TIMEOUT_S: read by no")
