@@ -49,6 +49,22 @@ def test_awq_on_v100_is_below_its_minimum_capability(tmp_path):
     assert "vllm/model_executor/layers/quantization/auto_awq.py" in msg
 
 
+def test_a_declared_release_cfglint_did_not_read_is_named_beside_the_one_that_stands_for_it(tmp_path):
+    # vLLM 0.10.1 is not among the releases read: its line's 0.10.2 stands for it. FLG001 said so;
+    # HW004 said only "in vLLM 0.10.2", as if that were the release the manifest declares
+    d = copy_submission(VLLM_GLM, tmp_path)
+    text = (d / "submission.yaml").read_text()
+    (d / "submission.yaml").write_text(text.replace("accelerator: H200", "accelerator: V100").replace(
+        "engine:\n  name: vllm\n", 'engine:\n  name: vllm\n  version: "0.10.1"\n'))
+    (msg,) = _messages(lint(d), "HW004")
+    assert msg.startswith("fp8 needs compute capability 8.0 or newer in vLLM 0.10.2, but V100 is sm70")
+    assert msg.endswith("the launch runs vLLM 0.10.1, which cfglint did not read; 0.10.2, of its release line, "
+                        "stands for it")
+    _version(d, 'version: "0.10.1"', 'version: "0.10.2"')   # a release read: named alone
+    (msg,) = _messages(lint(d), "HW004")
+    assert "in vLLM 0.10.2, but V100" in msg and "did not read" not in msg and "0.10.1" not in msg
+
+
 def test_gpt_oss_mxfp4_on_t4(tmp_path):
     d = copy_submission(VLLM_GPTOSS, tmp_path)
     assert _messages(lint(d), "HW004") == []              # B200 as published

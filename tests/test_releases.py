@@ -85,6 +85,33 @@ def test_a_tool_parser_newer_than_the_release_is_an_error(tmp_path):
     assert not _of(_at(VLLM, tmp_path, "0.6.6.post1", edits=edits), "PRS001", "llama3_json")
 
 
+DYN_V3 = (("disagg-multinode.yaml", "            - --skip-tokenizer-init\n            - --disaggregation-mode\n            - decode\n",
+           "            - --skip-tokenizer-init\n            - --dyn-tool-call-parser\n            - deepseek_v3\n"
+           "            - --disaggregation-mode\n            - decode\n"),)
+
+
+def test_a_dynamo_parser_newer_than_the_orchestrator_release_names_orchestrator_version(tmp_path):
+    """The Dynamo release is the manifest's engine.orchestrator_version, not its engine.version
+    (SGLang's, here not declared): the message says which field it read (it said "the manifest's
+    engine version")."""
+    kw = {"key": "orchestrator_version", "name": "orchestrator: dynamo", "edits": DYN_V3}
+    (f,) = _of(_at(DYNAMO_SGLANG, tmp_path, "0.6.0", **kw), "PRS001", "deepseek_v3")
+    assert "Dynamo 0.6.0 (the manifest's orchestrator_version)" in f.message and "0.7.1" in f.message
+    assert not _of(_at(DYNAMO_SGLANG, tmp_path, "0.7.1", **kw), "PRS001")
+    typo = (("disagg-multinode.yaml", "            - --skip-tokenizer-init\n            - --disaggregation-mode\n            - decode\n",
+             "            - --skip-tokenizer-init\n            - --dyn-tool-call-parsr\n            - hermes\n"
+             "            - --disaggregation-mode\n            - decode\n"),)
+    (g,) = _of(_at(DYNAMO_SGLANG, tmp_path, "1.0.2", key="orchestrator_version", name="orchestrator: dynamo",
+                   edits=typo), "FLG001", "--dyn-tool-call-parsr")
+    assert "1.0.2 (the manifest's orchestrator_version)" in g.message and "engine version" not in g.message
+    # engine.version still reads as the engine's own (SGLang's)
+    (h,) = _of(_at(DYNAMO_SGLANG, tmp_path, "0.5.4", key="version", name="name: sglang",
+                   edits=(("disagg-multinode.yaml", "            - --tp-size\n            - \"8\"\n            - --trust-remote-code\n            - --skip-tokenizer-init\n            - --disaggregation-mode\n            - decode\n",
+                           "            - --tp-size\n            - \"8\"\n            - --trust-remote-code\n            - --skip-tokenizer-init\n            - --tool-call-parser\n            - hermes\n            - --disaggregation-mode\n            - decode\n"),)),
+               "PRS001", "hermes")
+    assert "SGLang 0.5.4 (the manifest's engine version)" in h.message
+
+
 # -- ENV001: the engine's environment variables ------------------------------------------------
 def test_a_variable_the_release_replaced_by_a_flag_is_reported(tmp_path):
     edits = (("run.sh", "  vllm serve", "  VLLM_ALL2ALL_BACKEND=deepep_low_latency vllm serve"),)

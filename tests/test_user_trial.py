@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cfglint.lint import lint_paths
 
-from support import copy_submission, lint, only, replace_once
+from support import copy_submission, lint, only, replace_once, shared
 
 DSV32_VLLM = "recipes/vllm-deepseek-v3.2-h20-tp8-parsers"
 
@@ -87,3 +87,62 @@ def test_a_launch_linted_alone_says_its_config_beside_it_was_not_read(tmp_path):
     (tmp_path / "cfg.yaml").unlink()
     notes = [f for f in lint_paths([str(tmp_path / "run.sh")]).findings if f.rule_id == "COV001"]
     assert len(notes) == 1 and "referenced but not published" in notes[0].message
+
+
+RBG_SGLANG = "recipes/rbg-sglang-qwen3-32b-pd-1p1d"   # lmsysorg/sglang:v0.5.3.post3, Qwen3-32B (hermes tool calls)
+PREFILL = "--model-path /models/Qwen3-32B/ --enable-metrics --disaggregation-mode prefill"
+
+
+def test_the_parsers_a_mismatch_names_are_ones_the_release_has(tmp_path):
+    # SGLang 0.5.3.post3 (the image tag) registers qwen and qwen25 for hermes markup; its 'hermes'
+    # parser is added in 0.5.9, so naming it sent the user to a parser the release refuses
+    d = copy_submission(RBG_SGLANG, tmp_path)
+    line = replace_once(d / "sglang-pd.yaml", PREFILL, PREFILL + " --tool-call-parser llama3")
+    (f,) = only(lint(d), "PRS002")
+    assert f[2] == line and f[4].endswith("SGLang parsers for it: qwen, qwen25")
+    # at 0.5.9, which has it, hermes is named too
+    replace_once(d / "sglang-pd.yaml", "lmsysorg/sglang:v0.5.3.post3", "lmsysorg/sglang:v0.5.9")
+    (g,) = only(lint(d), "PRS002")
+    assert g[4].endswith("SGLang parsers for it: hermes, qwen, qwen25")
+    control = copy_submission(RBG_SGLANG, tmp_path / "control")
+    replace_once(control / "sglang-pd.yaml", PREFILL, PREFILL + " --tool-call-parser qwen25")
+    assert only(lint(control), "PRS002") == []
+
+
+def test_a_reasoning_parser_on_a_model_that_does_not_reason_says_to_remove_it(tmp_path):
+    # corpus 055 (AIBrix) serves Qwen2.5-7B-Instruct, which does not reason; a deepseek-r1 parser
+    # was answered with "SGLang parsers for qwen: qwen3-thinking", a parser for a thinking model
+    src = shared("corpus") / "055-aibrix-sglang-replica" / "replica.yaml"
+    text = src.read_text(encoding="utf-8")
+    model = "--model-path /models/Qwen2.5-7B-Instruct \\\n"
+    path = tmp_path / "replica.yaml"
+    path.write_text(text.replace(model, model + " " * 24 + "--reasoning-parser deepseek-r1 \\\n", 1), encoding="utf-8")
+    (f,) = [f for f in lint_paths([str(path)]).findings if f.rule_id == "PRS002"]
+    assert (f.span.line, f.span.col) == (46, 44)
+    assert "Qwen/Qwen2.5-7B-Instruct does not reason" in f.message and f.message.endswith("remove --reasoning-parser")
+    assert "qwen3-thinking" not in f.message
+    path.write_text(text, encoding="utf-8")
+    assert [f for f in lint_paths([str(path)]).findings if f.rule_id == "PRS002"] == []
+
+
+def test_a_variable_no_release_reads_set_for_two_workers_is_named_once_in_the_note(tmp_path):
+    # corpus 107 (Dynamo SGLang GB200): prefill (line 90) and decode (line 147) both set
+    # SGLANG_DECODE_BOOTSTRAP_TIMEOUT, which no SGLang release cfglint holds reads; the note listed
+    # it twice ("SGLANG_DECODE_BOOTSTRAP_TIMEOUT, SGLANG_DECODE_BOOTSTRAP_TIMEOUT")
+    src = shared("corpus") / "107-dynamo-sglang-gb200-fp4-disagg-1k1k-low-latency" / "1k1k-low-latency.sh"
+    text = src.read_text(encoding="utf-8")
+
+    def gap(body: str) -> str:
+        path = tmp_path / "1k1k-low-latency.sh"
+        path.write_text(body, encoding="utf-8")
+        (note,) = [f for f in lint_paths([str(path)]).findings if f.rule_id == "COV001"]
+        (entry,) = [m for _s, m in note.related if m.startswith("engine variables (ENV001)")]
+        return entry
+
+    assert gap(text).startswith("engine variables (ENV001): SGLANG_DECODE_BOOTSTRAP_TIMEOUT: read by no SGLang release")
+    # the decode worker's one renamed: two names, each once
+    lines = text.split("\n")
+    assert lines[146].strip() == "SGLANG_DECODE_BOOTSTRAP_TIMEOUT=1000 \\"
+    lines[146] = lines[146].replace("SGLANG_DECODE_BOOTSTRAP_TIMEOUT", "SGLANG_DECODE_BOOTSTRAP_TIMEOUT_S")
+    assert gap("\n".join(lines)).startswith(
+        "engine variables (ENV001): SGLANG_DECODE_BOOTSTRAP_TIMEOUT, SGLANG_DECODE_BOOTSTRAP_TIMEOUT_S: read by no")

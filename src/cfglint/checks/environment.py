@@ -59,7 +59,7 @@ def check_engine_variables(ctx: Context):
     yield from _variables(ctx, seen, unread)
     for label, names in unread.items():
         ctx.not_checked("engine variables (ENV001)",
-                        f"{', '.join(n for n, _ in names)}: read by no {label} release cfglint holds, and the "
+                        f"{', '.join(dict.fromkeys(n for n, _ in names))}: read by no {label} release cfglint holds, and the "
                         f"release the launch runs is not known", names[0][1])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..deploy.extract import Arg, Process
+from ..deploy.release import named_by
 from ..knowledge import FlagRegistry, versions
 from ..knowledge.flaghelp import LABELS
 from ..model import Finding
@@ -179,7 +180,7 @@ def _not_found(ctx: Context, p: Process, arg: Arg, regs: list[FlagRegistry], acr
         held = (_option_releases(ctx, other[0], arg.name) or (other[0].flags.get(other[1]) or {}).get("releases")) \
             if other else None
         shown = versions.leading(res.version or "") or res.release
-        where = _how(launch) + (f"; the flags of {res.release} stand for it" if res.how == "line" else "")
+        where = named_by(launch, ctx.manifest) + (f"; the flags of {res.release} stand for it" if res.how == "line" else "")
         text = f"{LABEL.get(regs[0].name, regs[0].name)} {shown} ({where}) has no {arg.name}{_where(arg)}"
         if held:
             text += "; " + _history(ctx, launch.engine, held, res.release)
@@ -233,11 +234,6 @@ def _option_releases(ctx: Context, reg: FlagRegistry, option: str) -> list[str]:
     if data is None:
         return []
     return data.option_releases(reg.name, _normal(reg, option))
-
-
-def _how(launch) -> str:
-    return {"manifest": "the manifest's engine version", "image": "the image tag",
-            "pin": "the pinned package"}.get(launch.via, "")
 
 
 def _replacement(regs: list[FlagRegistry], name: str) -> str | None:

@@ -48,6 +48,10 @@ def release_of(ctx: Context, p: Process, m: KernelMatrix) -> tuple[str, str | No
     why it is assumed)."""
     launch = p.releases.get(m.engine)
     if launch is not None and launch.release in m.releases:
+        res = launch.resolution
+        if res.how == "line":   # another patch of its line was read: the message names both
+            return launch.release, (f"the launch runs {_label(m)} {versions.leading(res.version or '') or res.version}, "
+                                    f"which cfglint did not read; {launch.release}, of its release line, stands for it")
         return launch.release, None
     why = launch.resolution.note if launch is not None else "the release is not known"
     return m.releases[-1], f"{why}; checked as the newest release cfglint read, {m.releases[-1]}"

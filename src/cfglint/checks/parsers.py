@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..deploy.extract import ParserRef
+from ..deploy.release import named_by
 from ..knowledge import Knowledge, versions
 from ..model import Finding
 from .base import Context, rule
@@ -82,8 +83,7 @@ def _release_problem(ctx: Context, ref: ParserRef, p) -> str | None:
     if flag and name in ((reg.flags.get(flag) or {}).get("choices") or ()):
         return None   # a value the flag takes besides the registry's names (SGLang 'auto')
     shown = versions.leading(launch.resolution.version or "") or release
-    where = {"manifest": "the manifest's engine version", "image": "the image tag", "pin": "the pinned package"}.get(
-        launch.via, "")
+    where = named_by(launch, ctx.manifest)
     text = f"{ENGINE_NAMES.get(ref.registry, ref.registry)} {shown} ({where}) has no {KIND_NAMES[ref.kind]} parser '{name}' ({ref.via})"
     if held:
         order = data.releases
@@ -167,7 +167,7 @@ def check_unknown_parser(ctx: Context):
       ("rules/parsers.yaml (formats and families per parser, from each engine's parser registry)",
        "rules/models.yaml (reasoning_format, tool_call_format, family per model)"))
 def check_parser_family(ctx: Context):
-    for ref, model in _refs(ctx):
+    for ref, model, p in _refs(ctx, with_process=True):
         registry = ctx.kb.parser_registry(ref.registry, ref.kind)
         name = ref.name.value
         entry = _entry(registry, name)
@@ -179,7 +179,7 @@ def check_parser_family(ctx: Context):
         if want and formats:
             if set(want) & set(formats):
                 continue
-            fitting = fitting_parsers(registry, want)
+            fitting = _of_release(ctx, ref, p, fitting_parsers(registry, want))
             hint = f"; {ENGINE_NAMES.get(ref.registry)} parsers for it: {', '.join(fitting)}" if fitting else ""
             partial = next((why for f, why in (entry.get("partial_formats") or {}).items() if f in want), None)
             if partial:  # the markup is shared in part: it works in one mode and misroutes in another
@@ -199,12 +199,32 @@ def check_parser_family(ctx: Context):
         family, model_id = _model_family(ctx, model)
         if family is None or family in families:
             continue
-        fitting = [n for n, e in registry.items() if isinstance(e, dict) and family in (e.get("families") or [])]
-        hint = f"; {ENGINE_NAMES.get(ref.registry)} parsers for {family}: {', '.join(sorted(fitting))}" if fitting else ""
+        if ref.kind == "reasoning" and str((mentry or {}).get("reasoning") or "").lower() == "none":
+            yield Finding("PRS002",
+                          f"reasoning parser '{name}' ({ref.via}) is for {', '.join(families)} models, but the model "
+                          f"{model_id} does not reason (rules/models.yaml: reasoning none) and needs no reasoning parser: "
+                          f"remove {ref.via}", ref.name.span)
+            continue
+        fitting = _of_release(ctx, ref, p, sorted(
+            n for n, e in registry.items() if isinstance(e, dict) and family in (e.get("families") or [])))
+        hint = f"; {ENGINE_NAMES.get(ref.registry)} parsers for {family}: {', '.join(fitting)}" if fitting else ""
         yield Finding("PRS002",
                       f"{KIND_NAMES[ref.kind]} parser '{name}' ({ref.via}) is for {', '.join(families)} models, "
                       f"but the model {model_id} is {family}{hint}",
                       ref.name.span)
+
+
+def _of_release(ctx: Context, ref: ParserRef, p, names: list[str]) -> list[str]:
+    """``names`` less those the release ``p`` runs does not register (rules/releases/), so a
+    hint names only parsers the launch can use; unchanged when that release or its registry
+    was not read."""
+    data = ctx.kb.engine_releases(ref.registry)
+    launch = p.releases.get(ref.registry)
+    table = data.parsers(COMPILED_KIND[ref.kind]) if data is not None else {}
+    release = launch.release if launch is not None else None
+    if not table or release is None or not any(release in rs for rs in table.values()):
+        return names
+    return [n for n in names if release in (table.get(n) or table.get(n.lower()) or [release])]
 
 
 def _version(text) -> tuple[int, ...] | None:

@@ -134,6 +134,17 @@ def declared(manifest: dict, engine: str) -> Located | None:
     return None
 
 
+def named_by(launch: Launched, manifest: dict) -> str:
+    """Where the release of ``launch`` is written, in the words of a message: "the manifest's
+    engine version" (``engine.version``), "the manifest's orchestrator_version" (Dynamo's own
+    release, ``engine.orchestrator_version``), "the image tag", "the pinned package", or ""."""
+    if launch.via == "manifest":
+        eng = manifest.get("engine") if isinstance(manifest.get("engine"), dict) else {}
+        return "the manifest's engine version" if eng.get("name") == launch.engine \
+            else "the manifest's orchestrator_version"
+    return {"image": "the image tag", "pin": "the pinned package"}.get(launch.via or "", "")
+
+
 def launched(kb: Knowledge, engine: str, manifest: dict, image: Located | None,
              pinned: dict[str, Located]) -> Launched:
     """The release of ``engine`` a process runs (see the module docstring)."""
@@ -218,4 +229,4 @@ def launch_release(manifest: dict, proc, declared_at: Span | None = None) -> Rel
     return Release(text, version, _SOURCES.get(launch.via or "", launch.via or ""), launch.written.span)
 
 
-__all__ = ["Launched", "Release", "declared", "engines_of", "from_image", "launch_release", "launched", "pins"]
+__all__ = ["Launched", "Release", "declared", "engines_of", "from_image", "launch_release", "launched", "named_by", "pins"]
