@@ -48,3 +48,18 @@ def test_an_option_loop_override_keeps_the_scripts_default_model(tmp_path):
     bad = tmp_path / "agg.sh"    # the default removed: the model is only the script argument
     bad.write_text(text.replace('MODEL="Qwen/Qwen3-0.6B"\n', "", 1), encoding="utf-8")
     assert any(p.startswith("checks that use model") for p in _parts(bad))
+
+
+def test_deepseek_r1_weights_do_not_fit_eight_h100s(tmp_path):
+    # DeepSeek-R1 (685B with its MTP module, FP8) needs ~685 GB of weights: 8 x H200 (141 GB) hold
+    # them, 8 x H100 (80 GB) do not (was: COV001 "no parameter count" for the most served model)
+    from support import copy_submission, lint, only, replace_once
+
+    d = copy_submission("recipes/vllm-glm-5.1-fp8-h200-tp8-mtp3", tmp_path)
+    replace_once(d / "submission.yaml", "model: zai-org/GLM-5.1-FP8", "model: deepseek-ai/DeepSeek-R1")
+    replace_once(d / "run.sh", "vllm serve zai-org/GLM-5.1-FP8", "vllm serve deepseek-ai/DeepSeek-R1")
+    assert only(lint(d), "MEM001") == []                                   # H200, as published
+    assert not any("parameter" in m and "DeepSeek-R1" in m for m in _parts(d))
+    replace_once(d / "submission.yaml", "accelerator: H200", "accelerator: H100")
+    (msg,) = [f[4] for f in only(lint(d), "MEM001")]
+    assert "deepseek-ai/DeepSeek-R1 (FP8" in msg and "need ~79.7 GiB per GPU at TP 8 but H100 leaves 73.6 GiB" in msg
