@@ -220,3 +220,20 @@ def test_tensorrt_llm_images_and_the_release_their_tag_names(image, release):
 
     found = from_image(Located(image, None), "trtllm", knowledge())
     assert (found.value if found is not None else None) == release
+
+
+def test_an_aibrix_build_of_the_sglang_image_runs_the_release_its_tag_names(tmp_path):
+    # corpus 016: aibrix/sglang:v0.4.9.post3-cu126-nixl-v0.4.1 is FROM lmsysorg/sglang:v0.4.9.post3-cu126
+    # (vllm-project/aibrix samples/disaggregation/sglang/README.md); its router beside it,
+    # aibrix/sglang-router:v0.1.6, stays the router's (found by a new-user trial)
+    src = shared("corpus") / "016-aibrix-sglang-pool" / "pool.yaml"
+    text = src.read_text(encoding="utf-8")
+    bogus = text.replace("--disaggregation-mode prefill", "--disaggregation-mode prefill --bogus-flag-x 1", 1)
+    path = tmp_path / "pool.yaml"
+    path.write_text(bogus, encoding="utf-8")
+    (f,) = _of(lint_paths([str(path)]).findings, "FLG001", "--bogus-flag-x")
+    assert f.message.startswith("SGLang 0.4.9.post3 (the image tag;")
+    path.write_text(bogus.replace("aibrix/sglang:v0.4.9.post3", "example/inference:v0.4.9.post3"), encoding="utf-8")
+    (g,) = _of(lint_paths([str(path)]).findings, "FLG001", "--bogus-flag-x")
+    assert g.message == "SGLang has no flag --bogus-flag-x"     # a flag of no release: the release matters not
+    assert not _of(lint_paths([str(src)]).findings, "FLG001")

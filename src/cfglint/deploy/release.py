@@ -89,12 +89,14 @@ def from_image(image: Located | None, engine: str, kb: Knowledge) -> Located | N
     ref = image.value.split("@", 1)[0]
     repo, _, tag = ref.rpartition(":") if ":" in ref.rsplit("/", 1)[-1] else (ref, "", "")
     repo = re.sub(r"^(?:docker\.io/|index\.docker\.io/)?(?:library/)?", "", repo)
-    for entry in (kb.engines.get("releases") or {}).get("images") or []:
+    entries = [e for e in (kb.engines.get("releases") or {}).get("images") or [] if isinstance(e, dict)]
+    for entry in entries:
         # a mirror or another registry keeps the repository's path (registry.example/vllm/vllm-openai)
-        official = entry.get("repository") if isinstance(entry, dict) else None
+        official = entry.get("repository")
         if not isinstance(official, str) or entry.get("engine") != engine or not tag \
                 or not (repo == official or repo.endswith("/" + official) or _mirror_of(repo, official)
-                        or (entry.get("forks") and _fork_of(repo, official, entry.get("forks")))):
+                        or (entry.get("forks") and _fork_of(repo, official, entry.get("forks"))
+                            and not _named_closer(repo, official, entries))):
             continue
         pattern = entry.get("tag")
         m = re.search(pattern, tag) if isinstance(pattern, str) else None
@@ -113,6 +115,17 @@ def _fork_of(repo: str, official: str, forks=True) -> bool:
     name = repo.rsplit("/", 1)[-1]
     bases = [str(b) for b in forks] if isinstance(forks, list) else [official.rsplit("/", 1)[-1]]
     return "/" in repo and any(name == base or name.startswith(base + "-") for base in bases)
+
+
+def _named_closer(repo: str, official: str, entries: list[dict]) -> bool:
+    """Whether another image entry's name is a longer match of ``repo``'s name than ``official``'s
+    (``aibrix/sglang-router`` is a build of ``lmsysorg/sglang-router``, not of ``lmsysorg/sglang``)."""
+    name, base = repo.rsplit("/", 1)[-1], official.rsplit("/", 1)[-1]
+    for e in entries:
+        other = str(e.get("repository") or "").rsplit("/", 1)[-1]
+        if len(other) > len(base) and (name == other or name.startswith(other + "-")):
+            return True
+    return False
 
 
 def _mirror_of(repo: str, official: str) -> bool:
