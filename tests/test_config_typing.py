@@ -124,3 +124,22 @@ def test_trtllm_llm_api_yaml_is_not_taken_for_a_vllm_config():
     # the LLM API's keys are snake_case, which vLLM also accepts: a TensorRT-LLM file stays TensorRT-LLM's
     keys = ["tensor_parallel_size", "moe_expert_parallel_size", "enable_attention_dp", "kv_cache_config"]
     assert config_engine(keys, knowledge()).engine is None
+
+
+def test_a_tensorrt_llm_llm_api_yaml_on_its_own_gets_its_cross_field_checks(tmp_path):
+    # corpus 079 (TensorRT-LLM's curated DeepSeek-R1 latency config): read as the worker that loads
+    # it, so EP against TP and the speculative token budget are checked, as inside a submission
+    # (was: SCH001 only, and a real mistake passed in silence; found by a new-user trial)
+    from cfglint.lint import lint_paths
+    from support import shared
+
+    src = shared("corpus") / "079-trtllm-curated-deepseek-r1-latency" / "deepseek-r1-latency.yaml"
+    assert [f for f in lint_paths([str(src)]).findings if f.level in ("error", "warning")] == []
+    text = src.read_text(encoding="utf-8")
+    bad = tmp_path / "deepseek-r1-latency.yaml"
+    bad.write_text(text.replace("moe_expert_parallel_size: 2", "moe_expert_parallel_size: 3")
+                   .replace("max_num_tokens: 32768", "max_num_tokens: 8"), encoding="utf-8")
+    found = {(f.rule_id, f.span.line): f.message for f in lint_paths([str(bad)]).findings}
+    assert found[("TOP004", 3)] == "MoE EP 3 does not divide TP 8"
+    assert found[("SPEC003", 4)].startswith("max_num_tokens 8 < max_batch_size 4 x (3 draft + 1) = 16")
+    assert not [k for k in found if k[0] == "COV001"]      # no flags given: no note about trtllm-serve's flags

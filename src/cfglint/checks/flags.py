@@ -282,6 +282,8 @@ def _hand_only(ctx: Context, p: Process, regs: list[FlagRegistry]) -> None:
     release of that line, its flags were not checked against the release it runs."""
     from ..knowledge.bundled import shared
 
+    if not any(a.origin == "cli" for a in p.args):
+        return   # no flag given (an engine YAML read on its own: its keys are SCH001's, not flags)
     for r in regs:
         engine = r.name.split(".", 1)[0]
         if r.compiled or ctx.kb.engine_releases(engine) is not None:

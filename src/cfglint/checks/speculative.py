@@ -43,7 +43,12 @@ def draft_length(p: Process) -> tuple[Located, str, list[Finding]] | None:
         name = alg.value
         if name.upper() == "MTP":
             layers = s.get("spec_mtp_layers")
-            return (layers, f"MTP num_nextn_predict_layers {layers.value}", issues) if layers else None
+            if layers is not None:
+                return layers, f"MTP num_nextn_predict_layers {layers.value}", issues
+            # MTPDecodingConfig takes max_draft_len (DecodingBaseConfig) too, as the curated
+            # configs write it (examples/configs/curated/deepseek-r1-latency.yaml)
+            draft = s.get("spec_max_draft_len")
+            return (draft, f"MTP max_draft_len {draft.value}", issues) if draft is not None else None
         draft = s.get("spec_max_draft_len")
         if draft is None:
             return None

@@ -14,7 +14,7 @@ from dataclasses import field
 
 from ..knowledge import knowledge
 from ..knowledge.configkeys import config_engine
-from ..knowledge.llmapi import llm_api_markers, other_engine_keys
+from ..knowledge.llmapi import is_llm_api, llm_api_markers, other_engine_keys
 from ..model import Finding, Span, record
 from ..read.argsfile import parse_args_file
 from ..read.paths import display_path, printable
@@ -540,6 +540,13 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
             # FILE, sglang serve --config FILE): that engine's config, checked against its flags
             typing = config_engine([k.value for k, _ in sub.configs[0].root.items], knowledge())
             sub.configs[0].engine, sub.config_tied = typing.engine, typing.tied
+            if typing.engine is None and not typing.tied and is_llm_api([k.value for k, _ in sub.configs[0].root.items],
+                                                                        knowledge()) \
+                    and sub.configs[0].root.get("context_servers") is None \
+                    and sub.configs[0].root.get("generation_servers") is None:
+                # a TensorRT-LLM LLM API YAML (--config / --extra_llm_api_options): read as the
+                # worker that loads it, so its parallelism and speculative settings are checked too
+                sub.configs[0].engine = "trtllm"
         if not sub.launches and sub.configs and sub.configs[0].engine is None \
                 and not looks_like_engine_config(sub.configs[0].root):
             # Any YAML of a repository reaches a pre-commit hook (CI workflows, tool configs):
