@@ -237,3 +237,16 @@ def test_an_aibrix_build_of_the_sglang_image_runs_the_release_its_tag_names(tmp_
     (g,) = _of(lint_paths([str(path)]).findings, "FLG001", "--bogus-flag-x")
     assert g.message == "SGLang has no flag --bogus-flag-x"     # a flag of no release: the release matters not
     assert not _of(lint_paths([str(src)]).findings, "FLG001")
+
+
+def test_env001_in_a_kubernetes_env_entry_underlines_the_name():
+    # corpus 038: `- name: VLLM_ALL2ALL_BACKEND` / `value: pplx`: the finding is about the name
+    # (was placed on the value `pplx`; found by a new-user trial)
+    src = shared("corpus") / "038-kserve-dp-ep-deepseek-r1-pd-p-deepep-ht-d-pplx" / \
+        "llm-inference-service-dp-ep-deepseek-r1-pd-gpu-p-deepep-ht-d-pplx.yaml"
+    lines = src.read_text(encoding="utf-8").split("\n")
+    found = _of(lint_paths([str(src)]).findings, "ENV001", "VLLM_ALL2ALL_BACKEND")
+    assert found
+    for f in found:
+        assert lines[f.span.line - 1][f.span.col - 1:f.span.end_col - 1] == "VLLM_ALL2ALL_BACKEND"
+        assert lines[f.span.line].strip().startswith("value: ")     # pplx, deepep_high_throughput

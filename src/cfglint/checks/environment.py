@@ -64,19 +64,25 @@ def check_engine_variables(ctx: Context):
 
 
 def _name_span(ctx: Context, name: str, span):
-    """The span of the variable's name where the value is written ``NAME=value`` on its line
-    (``-e NAME=value``, ``export NAME=value``, ``NAME=value cmd``): the finding is about the
-    name. Elsewhere (a Kubernetes ``- name:`` / ``value:`` pair, a YAML mapping) the value's span."""
-    if span is None or span.line < 1 or span.col <= len(name) + 1:
+    """The span of the variable's name: where the value is written ``NAME=value`` on its line
+    (``-e NAME=value``, ``export NAME=value``, ``NAME=value cmd``), or a Kubernetes env entry's
+    ``name: NAME`` next to its ``value:``: the finding is about the name. Else the value's span."""
+    if span is None or span.line < 1:
         return span
     lines = next((tf.text.split("\n")
                   for tf in ctx.sub.texts if tf.display == span.path), None)
     if not lines or span.line > len(lines):
         return span
     start = span.col - 2 - len(name)          # 0-based column of the name, before its '='
-    if lines[span.line - 1][start:span.col - 1] != name + "=":
-        return span
-    return type(span)(span.path, span.line, start + 1, span.line, start + 1 + len(name))
+    if start >= 0 and lines[span.line - 1][start:span.col - 1] == name + "=":
+        return type(span)(span.path, span.line, start + 1, span.line, start + 1 + len(name))
+    # a Kubernetes env entry (- name: NAME / value: ...): the name's line, next to its value's
+    near = re.compile(r"^\s*(?:-\s+)?name:\s*([\"']?)" + re.escape(name) + r"\1\s*(?:#.*)?$")
+    for n in (span.line - 1, span.line + 1, span.line - 2, span.line + 2):
+        if 1 <= n <= len(lines) and (m := near.match(lines[n - 1])):
+            col = m.start(1) + len(m.group(1)) + 1
+            return type(span)(span.path, n, col, n, col + len(name))
+    return span
 
 
 def _variables(ctx: Context, seen: set, unread: dict):
