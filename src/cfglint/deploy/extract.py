@@ -694,7 +694,9 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
             proc.releases = {e: launched(kb, e, adapter.manifest, None, adapter.pinned)
                              for e in engines_of(proc.tables, engine)}
         adapter.apply_config(proc, cfg)
-        role = cfg.role or role_from_name(cfg.path) or ("server" if adapter.aggregated else None)
+        # a file linted on its own: its name (gen_config.yaml) does not make it a disaggregated role
+        loose = cfg.engine and not adapter.default_engine
+        role = cfg.role or (None if loose else role_from_name(cfg.path)) or ("server" if adapter.aggregated else None)
         if role:
             proc.role = Located(role, proc.span)
         cfg.used_by += 1

@@ -15,6 +15,11 @@ from .script import Command, WrittenFile, Word
 from .values import ARGUMENT_TYPES, MAX_CALL_DEPTH, MAX_CHARS, MAX_WORDS, Frame, Values, _plain_name
 
 BRANCH_DEPTH = 32   # branches nested deeper are read as before: what they assign is not known statically
+# a literal `for` loop of at most UNROLL values is read once per value, its variable bound to it
+# (`for i in {0..3}; do CUDA_VISIBLE_DEVICES=$i ... --data-parallel-rank $i`), at most UNROLL_TOTAL
+# iterations per script (nested loops multiply); beyond, the body is read once, $i not known
+UNROLL = 16
+UNROLL_TOTAL = 64
 
 
 class Walker(Values):
@@ -49,6 +54,14 @@ class Walker(Values):
         if t == "for_statement":
             values = node.children_by_field_name("value")
             body = node.child_by_field_name("body")
+            if self.unroll(node, values, body, repeat, loop_span, certain):
+                return
+            var = node.child_by_field_name("variable")
+            if var is not None:   # read once for all its values: the loop variable is not known
+                name = self.src(var)
+                self.touch(name)
+                self.vars[name] = [_Piece("$" + name, self.pos.span(var), False)]
+                self.arrays.pop(name, None)
             literal = bool(values) and all(v.type in ("word", "number", "raw_string") for v in values)
             count = repeat * len(values) if literal else repeat
             inner_span = self.pos.span(node) if literal else loop_span
@@ -80,6 +93,56 @@ class Walker(Values):
             return
         for child in node.children:
             self.visit(child, repeat, loop_span, certain)
+
+    def loop_items(self, values) -> list[tuple[str, Span]] | None:
+        """The values of a literal ``for`` list, each with its span (a numeric brace range
+        ``{0..3}`` expanded, each value placed on the range), or None when any is not literal or
+        there are more than UNROLL."""
+        out: list[tuple[str, Span]] = []
+        for v in values:
+            if v.type in ("word", "number"):
+                out.append((self.src(v), self.pos.span(v)))
+            elif v.type == "raw_string":
+                out.append((self.src(v)[1:-1], self.pos.span(v)))
+            elif v.type == "brace_expression":
+                nums = [c for c in v.children if c.type == "number"]
+                if len(nums) != 2 or len(v.children) != 5:
+                    return None
+                try:
+                    a, b = int(self.src(nums[0])), int(self.src(nums[1]))
+                except ValueError:
+                    return None
+                if abs(b - a) >= UNROLL:
+                    return None
+                step = 1 if b >= a else -1
+                out.extend((str(i), self.pos.span(v)) for i in range(a, b + step, step))
+            else:
+                return None
+            if len(out) > UNROLL:
+                return None
+        return out or None
+
+    def unroll(self, node, values, body, repeat: int, loop_span: Span | None, certain: bool) -> bool:
+        """Read a literal ``for`` loop once per value with its variable bound to the value
+        (bash leaves it at the last); False when it is not such a loop or the budget is spent."""
+        var = node.child_by_field_name("variable")
+        if body is None or var is None:
+            return False
+        items = self.loop_items(values)
+        if items is None or getattr(self, "_unrolled", 0) + len(items) > UNROLL_TOTAL:
+            return False
+        self._unrolled = getattr(self, "_unrolled", 0) + len(items)
+        name = self.src(var)
+        for child in node.children:
+            if child == body:
+                for text, span in items:
+                    self.touch(name)
+                    self.vars[name] = [_Piece(text, span)]
+                    self.arrays.pop(name, None)
+                    self.visit(child, repeat, loop_span, certain)
+            elif child.type not in ("word", "number", "raw_string", "variable_name", "brace_expression"):
+                self.visit(child, repeat, loop_span, certain)
+        return True
 
     def if_statement(self, node, repeat: int, loop_span: Span | None) -> None:
         """The condition, then each branch (then, elif, else) from the state before the if; after
