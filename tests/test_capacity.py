@@ -139,12 +139,12 @@ def test_tight_fit_is_one_note(tmp_path):
 
 def test_model_without_size_facts_is_not_checked(tmp_path):
     d = copy_submission(DSV4_H200, tmp_path)
-    replace_once(d / "run.sh", "--model-path deepseek-ai/DeepSeek-V4-Pro", "--model-path deepseek-ai/DeepSeek-R1")
+    replace_once(d / "run.sh", "--model-path deepseek-ai/DeepSeek-V4-Pro", "--model-path moonshotai/Kimi-K2-Instruct")
     found = lint(d, coverage=True)
     assert only(found, "MEM001") == []
     notes = [f[4] for f in only(found, "COV001")]
     assert any("weights against device memory (MEM001): the knowledge base has no parameter count for "
-               "deepseek-ai/DeepSeek-R1" in n for n in notes)
+               "moonshotai/Kimi-K2-Instruct" in n for n in notes)
 
 
 def test_fraction_in_a_shell_variable_is_not_checked(tmp_path):
