@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cfglint.lint import MAX_WORD, lint_paths
-from support import copy_submission, examples, shared
+from support import EXAMPLES, copy_submission, examples, shared
 
 KIMI = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 TRT = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"
@@ -434,3 +434,30 @@ def test_go_template_actions_never_closed_are_searched_once():
 
     small, large = best(2000), best(20000)
     assert large <= RATIO * max(small, 0.01), f"2,000 took {small:.4f}s, 20,000 took {large:.4f}s"
+
+
+def test_one_yaml_document_past_the_node_limit_is_refused_in_one_pass(monkeypatch):
+    """As for a stream (above), for one document past the limit on its own: a 200,000-key engine
+    YAML (3.7 MB, under the 10 MiB file limit) was composed by libyaml, refused, then composed
+    again by the pure-Python loader (parse_yaml_all, which loads every YAML file) to raise the
+    same error: 16 s, 4.7 s now. And the error no longer calls a file with no alias an alias bomb."""
+    import yaml
+
+    from cfglint.read import yamlsrc
+
+    monkeypatch.setattr(yamlsrc, "MAX_NODES", 20_000)   # the pure-Python pass below stays short
+    loaders = []
+    real = yaml.compose_all
+    monkeypatch.setattr(yaml, "compose_all", lambda text, Loader: (loaders.append(Loader), real(text, Loader=Loader))[1])
+    config = (EXAMPLES / TRT / "config.yml").read_text(encoding="utf-8")
+    text = config + "".join(f"unknown_key_{i}: {i}\n" for i in range(10_001))
+    with pytest.raises(yamlsrc.YamlError) as c_err:
+        yamlsrc.parse_yaml_all(text, "config.yml")
+    assert loaders == [yamlsrc._CLoader]
+    with pytest.raises(yamlsrc.YamlError) as py_err:
+        yamlsrc.parse_yaml_all(text, "config.yml", c_loader=False)
+    assert (str(c_err.value), c_err.value.span) == (str(py_err.value), py_err.value.span)
+    assert "holds more than 20000 nodes" in str(c_err.value) and "alias" not in str(c_err.value)
+    # the control: the published file itself parses on libyaml's pass alone
+    loaders.clear()
+    assert yamlsrc.parse_yaml_all(config, "config.yml") != [] and loaders == [yamlsrc._CLoader]
