@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support import copy_submission, lint, only, replace_once
+from support import copy_submission, lint, only, position, replace_once, shared
 
 KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 KIMI_1P1D = "nvidia/kimi-k3/gb300-dynamo-sglang-1p1d-hicache-mooncake"
@@ -254,3 +254,46 @@ def test_a_count_too_large_to_reason_about_is_a_schema_error(tmp_path):
     text = (d / "submission.yaml").read_text(encoding="utf-8")
     line = text[:text.index("1000000000000000000")].count("\n") + 1
     assert [(f[2], "greater than the maximum of 1048576" in f[4]) for f in found] == [(line, True)]
+
+
+# -- values assigned in branches (read/shell/walker.py branches, values.py merge) ---------------
+KSERVE_TEMPLATE = "corpus/042-kserve-llmisvcconfig-config-llm-template"
+ACCESS_LOG_IF = ('              ACCESS_LOG_ARGS="--disable-access-log-for-endpoints /health,/metrics,/ping"\n'
+                 '            fi\n')
+
+
+@pytest.mark.parametrize("again", ['ACCESS_LOG_ARGS="--bogus-flag 1"', 'ACCESS_LOG_ARGS="$ACCESS_LOG_ARGS --bogus-flag 1"'])
+def test_a_value_set_again_after_the_branches_that_set_it_is_the_one_read(tmp_path, again):
+    # corpus 042 sets ACCESS_LOG_ARGS before an if and again inside it; set once more after the fi,
+    # the branches' two values still stood for it: the new value's flags were read nowhere, in silence
+    text = next(shared(KSERVE_TEMPLATE).glob("*.yaml")).read_text(encoding="utf-8")
+    assert text.count(ACCESS_LOG_IF) == 1
+    path = tmp_path / "config-llm-template.yaml"
+    path.write_text(text.replace(ACCESS_LOG_IF, ACCESS_LOG_IF + "            " + again + "\n"), encoding="utf-8")
+    (f,) = only(lint(path), "FLG001")
+    assert "has no flag --bogus-flag" in f[4] and f[2:4] == position(path.read_text(encoding="utf-8"), "--bogus-flag")
+
+
+def test_an_array_extended_in_twenty_branches_in_a_row_is_not_two_to_the_twenty_arrays(tmp_path):
+    # corpus 095's TRACE_ARGS+=(...) in an if, written 20 times with an else each: every if / else
+    # doubled the values TRACE_ARGS may hold (2^20 arrays: 22 s and 5 GB; 22 of them never ended).
+    # Past MAX_ALTERNATIVES values the array is not known statically, and COV001 says so.
+    import resource
+
+    src = shared("corpus/095-dynamo-sglang-agg-router/agg_router.sh").read_text(encoding="utf-8")
+    block = "    TRACE_ARGS+=(--enable-trace --otlp-traces-endpoint localhost:4317)\nfi\n"
+    assert src.count(block) == 1
+    more = "".join(f'if [ -n "$X{i}" ]; then TRACE_ARGS+=(--enable-trace); else TRACE_ARGS+=(--page-size {i}); fi\n'
+                   for i in range(20))
+    script = tmp_path / "agg_router.sh"
+    script.write_text(src.replace(block, block + more), encoding="utf-8")
+
+    def limit():  # 2 GiB of address space: what a pre-commit hook may take, and far under 5 GB
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    proc = subprocess.run([sys.executable, "-m", "cfglint", "check", "--no-config", "-j", "1", str(script)],
+                          capture_output=True, text=True, timeout=120, preexec_fn=limit,
+                          env=dict(os.environ, CFGLINT_NO_FORK="1"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stdout
+    assert 'the arguments "${TRACE_ARGS[@]}" adds (python3 -m dynamo.sglang): they are not known statically' in proc.stdout

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cfglint.lint import MAX_WORD, lint_paths
-from support import copy_submission, examples
+from support import EXAMPLES, copy_submission, examples, shared
 
 KIMI = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 TRT = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"
@@ -384,3 +384,80 @@ def test_ten_times_a_yaml_stream_past_the_node_limit_costs_at_most_twelve_times(
                 gc.enable()
         times.append(best)
     assert times[1] <= RATIO * max(times[0], 0.05), times
+
+
+# Go template blocks of a KServe LLMInferenceServiceConfig's eval string (corpus 042), nested or
+# left open n deep: each block's close copied its text and re-read every action of the blocks
+# inside it, so 20,000 nested {{ if }} (412 KB) took 218 s. The 10x run here took 8-19 s before the fix.
+KSERVE_TP = ("{{- if and .Spec.Parallelism .Spec.Parallelism.Tensor }} --tensor-parallel-size "
+             "{{ .Spec.Parallelism.Tensor }}{{- end }}")
+GO_TEMPLATE_FAMILIES = {   # family: (where in 042, what n makes of it)
+    "nested_flag_blocks": (KSERVE_TP, lambda n: "{{ if .A }}" * n + " --bogus-flag 2 " + "{{ end }}" * n),
+    "nested_value_blocks": (KSERVE_TP, lambda n: "{{ if .A }}" * n + " 5 " + "{{ end }}" * n),
+    "open_blocks": (KSERVE_TP, lambda n: "{{ if .A }} -x " * n),
+}
+
+
+@pytest.mark.parametrize("family", sorted(GO_TEMPLATE_FAMILIES))
+def test_ten_times_the_go_template_blocks_cost_at_most_twelve_times_the_time(tmp_path, family):
+    text = next(shared("corpus/042-kserve-llmisvcconfig-config-llm-template").glob("*.yaml")).read_text(encoding="utf-8")
+    where, grow = GO_TEMPLATE_FAMILIES[family]
+    assert text.count(where) == 1
+
+    def make(tmp_path, family, n):
+        path = tmp_path / f"{family}-{n}" / "config-llm-template.yaml"
+        path.parent.mkdir(parents=True)
+        path.write_text(text.replace(where, grow(n)), encoding="utf-8")
+        return path
+
+    small, large, result = _ratio(tmp_path, make, family, 600)
+    assert large <= RATIO * max(small, FLOOR), f"{family}: x=600 took {small:.3f}s, 10x took {large:.3f}s"
+    assert not any("internal error" in f.message for f in result.findings)
+    if family == "nested_flag_blocks":   # a flag 6,000 blocks deep is still read, where it is written
+        (flg,) = [f for f in result.findings if f.rule_id == "FLG001"]
+        assert "--bogus-flag" in flg.message and flg.span.line == 172
+
+
+def test_go_template_actions_never_closed_are_searched_once():
+    """``}}`` then n ``{{`` with no ``}}`` after them: the action pattern searched from every ``{{``
+    to the end of the text (20,000 took 7 s); the masking stops at the first ``{{`` no ``}}`` follows."""
+    from cfglint.read.shell.gotemplate import mask
+
+    def best(n):
+        data = b"vllm serve m }} " + b"{{ " * n
+        times = []
+        for _ in range(BEST):
+            t = _clock()
+            assert mask(data)[0] == data   # no action: nothing masked
+            times.append(_clock() - t)
+        return min(times)
+
+    small, large = best(2000), best(20000)
+    assert large <= RATIO * max(small, 0.01), f"2,000 took {small:.4f}s, 20,000 took {large:.4f}s"
+
+
+def test_one_yaml_document_past_the_node_limit_is_refused_in_one_pass(monkeypatch):
+    """As for a stream (above), for one document past the limit on its own: a 200,000-key engine
+    YAML (3.7 MB, under the 10 MiB file limit) was composed by libyaml, refused, then composed
+    again by the pure-Python loader (parse_yaml_all, which loads every YAML file) to raise the
+    same error: 16 s, 4.7 s now. And the error no longer calls a file with no alias an alias bomb."""
+    import yaml
+
+    from cfglint.read import yamlsrc
+
+    monkeypatch.setattr(yamlsrc, "MAX_NODES", 20_000)   # the pure-Python pass below stays short
+    loaders = []
+    real = yaml.compose_all
+    monkeypatch.setattr(yaml, "compose_all", lambda text, Loader: (loaders.append(Loader), real(text, Loader=Loader))[1])
+    config = (EXAMPLES / TRT / "config.yml").read_text(encoding="utf-8")
+    text = config + "".join(f"unknown_key_{i}: {i}\n" for i in range(10_001))
+    with pytest.raises(yamlsrc.YamlError) as c_err:
+        yamlsrc.parse_yaml_all(text, "config.yml")
+    assert loaders == [yamlsrc._CLoader]
+    with pytest.raises(yamlsrc.YamlError) as py_err:
+        yamlsrc.parse_yaml_all(text, "config.yml", c_loader=False)
+    assert (str(c_err.value), c_err.value.span) == (str(py_err.value), py_err.value.span)
+    assert "holds more than 20000 nodes" in str(c_err.value) and "alias" not in str(c_err.value)
+    # the control: the published file itself parses on libyaml's pass alone
+    loaders.clear()
+    assert yamlsrc.parse_yaml_all(config, "config.yml") != [] and loaders == [yamlsrc._CLoader]

@@ -33,7 +33,8 @@ KIMI_B300 = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 FORMATS = ("text", "json", "github", "sarif", "gitlab", "junit", "rdjson", "markdown")
 
 # what the runner reads as a command: '::' first after blanks (.NET TrimStart: Unicode white
-# space), or '##[' anywhere in the line
+# space), or '##[' anywhere in the line; the Azure Pipelines agent: '##vso[' anywhere in the line
+AZURE = re.compile(r"##vso\[", re.I)
 COMMAND_LINE = re.compile(r"^\s*::")
 OWN_COMMAND = re.compile(r"^::(error|warning|notice) file=[^:]*,title=[A-Z0-9]+::(?P<message>.*)$")
 # C0 controls but tab and newline, DEL, C1 controls (NEL U+0085, CSI U+009B), bidi marks, embeddings,
@@ -60,7 +61,7 @@ def assert_safe(fmt: str, body: str) -> None:
     every line, and for JSON and SARIF every decoded string too (a consumer prints them)."""
     assert not UNSAFE_BUT_NEWLINE.search(body), f"{fmt}: control character {UNSAFE_BUT_NEWLINE.search(body).group(0)!r}"
     for line in body.splitlines():
-        assert "##[" not in line, f"{fmt}: {line!r}"
+        assert "##[" not in line and not AZURE.search(line), f"{fmt}: {line!r}"
         own = OWN_COMMAND.match(line) if fmt == "github" else None
         if own:  # cfglint's own annotation: its message carries no newline, no command
             assert "\n" not in own["message"] and "\r" not in own["message"]
@@ -68,7 +69,7 @@ def assert_safe(fmt: str, body: str) -> None:
         assert not COMMAND_LINE.match(line), f"{fmt}: {line!r}"
     if fmt in ("json", "sarif", "gitlab", "rdjson"):
         for s in _strings(json.loads(body)):
-            assert "##[" not in s and not UNSAFE_BUT_NEWLINE.search(s), f"{fmt}: {s!r}"
+            assert "##[" not in s and not AZURE.search(s) and not UNSAFE_BUT_NEWLINE.search(s), f"{fmt}: {s!r}"
             assert not any(COMMAND_LINE.match(part) for part in s.split("\n")), f"{fmt}: {s!r}"
     if fmt == "sarif":
         for run in json.loads(body)["runs"]:
@@ -152,6 +153,16 @@ def test_issue10_group_command_in_the_middle_of_a_line(tmp_path, monkeypatch):
     assert set(carets_under(out["text"], "group")) == {"4", "/home/alice/m"}  # TOP001/TOP002, RED001
 
 
+def test_azure_pipelines_logging_command_in_the_middle_of_a_line(tmp_path, monkeypatch):
+    # the Azure Pipelines agent runs '##vso[' anywhere in a line of a step's output (pre-commit in an
+    # Azure pipeline prints the hook's output there): a comment beside a flag set a pipeline variable
+    d = copy_submission(KIMI_B300, tmp_path)
+    replace_once(d / "run.sh", "--tp-size 8", "--tp-size 4 # ##vso[task.setvariable variable=PATH]/tmp/x /home/alice/m")
+    out = run_all(d, monkeypatch)
+    assert "--tp-size 4 # ##vso\\x5btask.setvariable" in out["text"]
+    assert set(carets_under(out["text"], "setvariable")) == {"4", "/home/alice/m"}  # TOP001/TOP002, RED001
+
+
 @pytest.mark.parametrize("sequence, shown", [
     ("\x1b]52;c;cHduZWQ=\x07", "\\x1b]52;c;cHduZWQ=\\x07"),   # OSC 52: write the reader's clipboard
     ("\x1b[2J\x1b]0;title\x07", "\\x1b[2J\\x1b]0;title\\x07"),  # clear screen, set window title
@@ -216,6 +227,7 @@ def test_neutralize_positions_and_readable_forms():
 # ---------------------------------------------------------------- the property
 
 PIECES = ["::set-output name=x::y", "::error::", "::add-mask::", "::stop-commands::t", "##[group]", "##[", "#", "[",
+          "##vso[task.setvariable variable=x]y", "##VSO[", "vso",
           ":", "::", "\x1b]52;c;aGk=\x07", "\x1b[2J", "\x1b", "\x9b31m", "\x07", "\x08", "\x7f", "\u2028", "\u2029",
           "\u0085", "\u202a", "\u202e", "\u2066", "\u2069", "\u200f", "\u061c", "\n", "\r", "\t", " ", "\xa0",
           "[a](https://e.x)", "![i](https://e.x/i.png)", "\\[b]", "%0A", "%", ",", "模", "/home/alice/m"]

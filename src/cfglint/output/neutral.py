@@ -14,12 +14,18 @@ What a contributor's file could otherwise do through cfglint's output:
 - run GitHub Actions workflow commands when the output is shown in a workflow log (pre-commit
   prints the hook's output there): the runner reads a line whose first non-blank characters are
   ``::`` as a command (``::add-mask::``, ``::set-output``, ``::error``, ``::stop-commands::``) and
-  ``##[`` anywhere in a line as a command in the older syntax (``##[group]``, ``##[set-output``).
+  ``##[`` anywhere in a line as a command in the older syntax (``##[group]``, ``##[set-output``);
+- run Azure Pipelines logging commands: the agent reads ``##vso[`` anywhere in a line, of
+  stdout or stderr, as a command (``##vso[task.setvariable variable=X]value``,
+  ``##vso[task.prependpath]``; azure-pipelines-agent src/Microsoft.VisualStudio.Services.Agent/
+  Command.cs ``TryParse``: ``message.IndexOf(LoggingCommandPrefix)``, ``"##vso["``), and the line is
+  not shown in the log.
 
 Each such character is written as its Python-style escape, which a person reads and no
 terminal or runner acts on: ``\\x1b``, ``\\x9b``, ``\\n``, ``\\r``, ``\\u2028``, ``\\u202e``. To break
 a workflow command, the first colon of a leading ``::`` becomes ``\\x3a`` (``\\x3a:set-output``) and
-the bracket of ``##[`` becomes ``\\x5b`` (``##\\x5bgroup]``); the rest of the text is unchanged. A
+the bracket of ``##[`` or ``##vso[`` (in any case) becomes ``\\x5b`` (``##\\x5bgroup]``,
+``##vso\\x5btask.setvariable``); the rest of the text is unchanged. A
 tab is kept (it is whitespace, and the text format aligns its caret under tabs).
 
 :func:`neutralize_at` gives, with the neutralized text, where original positions landed in it,
@@ -49,11 +55,15 @@ from bisect import bisect_left
 UNSAFE_CHARS = r"\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 
 
+# the '[' of a runner's command anywhere in a line: GitHub's older '##[', Azure Pipelines' '##vso['
+_COMMAND_BRACKET = r"(?:(?<=##)|(?<=##[vV][sS][oO]))\["
+
+
 def _planner(unsafe: str, line_start: str) -> re.Pattern:
     """One match per character to escape: an ``unsafe`` character, the '[' of '##[', or (a match
     of the blanks just before it) the first ':' of a '::' that starts a line (``line_start``) after
     blanks that are not themselves unsafe."""
-    return re.compile(r"(?P<c>" + unsafe + r")|(?<=##)\[|" + line_start +
+    return re.compile(r"(?P<c>" + unsafe + r")|" + _COMMAND_BRACKET + "|" + line_start +
                       r"(?P<lead>(?:(?!" + unsafe + r")[^\S\n\r])*)(?=::)")
 
 
@@ -63,7 +73,7 @@ _PLAN = _planner("[" + UNSAFE_CHARS + "]", r"\A")
 _PLAN_LINES = _planner("[" + UNSAFE_CHARS.replace(r"\x0a-\x1f", r"\x0b\x0c\x0e-\x1f") + "]", r"(?:\A|(?<=[\n\r]))")
 # no '::' rule, for a text whose colons are escaped anyway (a workflow command's property); the
 # 'lead' group never matches
-_PLAN_INNER = re.compile(r"(?P<c>[" + UNSAFE_CHARS + r"])|(?<=##)\[(?P<lead>(?!))?")
+_PLAN_INNER = re.compile(r"(?P<c>[" + UNSAFE_CHARS + r"])|" + _COMMAND_BRACKET + r"(?P<lead>(?!))?")
 _SHORT = {"\n": "\\n", "\r": "\\r"}
 
 

@@ -43,6 +43,11 @@ class YamlError(Exception):
         self.span = span
 
 
+class _TooLarge(YamlError):
+    """A document that expands past MAX_NODES / the characters' bound: decided on libyaml's tree
+    as on the pure-Python loader's (they are the same tree, see :func:`_parse_c`)."""
+
+
 @dataclass(slots=True)
 class YScalar:
     value: Any
@@ -217,15 +222,17 @@ class _TooDeep(Exception):
 
 
 def _convert(root: yaml.Node, path: str, lines: LineIndex,
-             max_depth: int | None = None) -> tuple[YNode, tuple[int, int]]:
+             max_depth: int | None = None, written: list[int] | None = None) -> tuple[YNode, tuple[int, int]]:
     """The positioned tree of a composed document: each YAML node converted once (aliases
-    share it), merge keys applied; with its :func:`expanded_size`, counted as the tree is
+    share it), merge keys applied; with its :func:`expanded_size` (and in ``written``, when
+    given, the number of nodes written in the text, aliases not copied out), counted as the tree is
     built (children before parents) and kept on each collection (``expanded``), as are the
     HOLDS_* bits of what lies below it (``holds``, see :func:`holds`). Raises YamlError for a merge key whose value is not a
     mapping or a list of mappings, and for an alias inside the node it names; _TooDeep when
     collections nest deeper than ``max_depth``."""
     done: dict[int, YNode] = {}
     open_nodes: set[int] = set()
+    keys = [0]   # mapping keys written (each converted where it is, never shared)
     limit = MAX_NODES + 1
 
     def measure(out: YSeq | YMap) -> None:
@@ -280,6 +287,7 @@ def _convert(root: yaml.Node, path: str, lines: LineIndex,
         ymap = YMap([], _span(node, path, lines), tag=node.tag)
         merged: list[tuple[YScalar, YNode]] = []   # pairs merged in, the winner of a key last
         seen: dict[Any, YScalar] = {}
+        keys[0] += len(node.value)
         for knode, vnode in node.value:
             if not isinstance(knode, yaml.ScalarNode):
                 k = YScalar(None, "<complex key>", _span(knode, path, lines))
@@ -317,7 +325,10 @@ def _convert(root: yaml.Node, path: str, lines: LineIndex,
         return ymap
 
     top = conv(root)
-    return top, (top.expanded if not isinstance(top, YScalar) else (1, len(top.text)))  # type: ignore[return-value]
+    size = top.expanded if not isinstance(top, YScalar) else (1, len(top.text))
+    if written is not None:
+        written.append(len(done) + keys[0])
+    return top, size  # type: ignore[return-value]
 
 
 MAX_FLOW_DEPTH = 64
@@ -434,14 +445,18 @@ def _finish_one(doc: yaml.Node, text: str, path: str, lines: LineIndex,
     """One composed document converted and checked for alias bombs, with the number of nodes
     it expands to."""
     try:
-        root, (count, chars) = _convert(doc, path, lines, max_depth)
+        nodes: list[int] = []
+        root, (count, chars) = _convert(doc, path, lines, max_depth, nodes)
     except RecursionError:
         if max_depth is not None:  # libyaml's tree: the pure-Python loader decides
             raise _TooDeep from None
         raise YamlError("YAML nesting is too deep to parse") from None
     max_chars = max(MAX_EXPANDED_CHARS, 2 * len(text))
+    if nodes[0] > MAX_NODES:   # large as written: no alias needed
+        raise _TooLarge(f"this YAML document holds more than {MAX_NODES} nodes ({nodes[0]} written): too large "
+                        f"to check; no engine configuration or manifest is this large", root.span)
     if count > MAX_NODES or chars > max_chars:
-        raise YamlError(f"YAML aliases expand this document to more than {MAX_NODES} nodes or {max_chars} "
+        raise _TooLarge(f"YAML aliases expand this document to more than {MAX_NODES} nodes or {max_chars} "
                         f"characters (an alias bomb?): safe loaders build every copy; write the values out "
                         f"or use fewer aliases", root.span)
     return root, count
@@ -486,6 +501,10 @@ def _parse_c_all(text: str, path: str) -> tuple[bool, list[YNode]]:
     for doc in docs:
         try:
             root, count = _finish_one(doc, text, path, lines, C_MAX_DEPTH)
+        except _TooLarge:
+            # one document past the limit: decided here too (a 200,000-key mapping took 16 s, the
+            # pure-Python loader composing it again to raise the same error)
+            raise
         except (_TooDeep, YamlError):
             return False, []
         total += count

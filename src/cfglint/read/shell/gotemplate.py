@@ -13,9 +13,9 @@ opaque word. Masking keeps every byte offset (text/template: https://pkg.go.dev/
 
 from __future__ import annotations
 
+import bisect
 import re
 
-ACTION = re.compile(rb"\{\{-?(.*?)-?\}\}", re.S)
 OPENS = (b"if", b"range", b"with", b"define", b"block")
 CONTROL = OPENS + (b"else", b"end", b"break", b"continue")
 _FLAG = re.compile(rb"(?:^|[\s\"'])--?[A-Za-z]")
@@ -23,51 +23,86 @@ _FLAG = re.compile(rb"(?:^|[\s\"'])--?[A-Za-z]")
 
 def mask(data: bytes) -> tuple[bytes, bytearray, bytearray] | None:
     """(masked data, opaque bytes, conditional bytes) of UTF-8 ``data``, or None when it holds no
-    Go template action."""
+    Go template action. Linear in the length of ``data`` however the blocks nest (a block's
+    decision reads the flags found once in the whole text, each byte is filled once)."""
     if b"{{" not in data or b"}}" not in data:
         return None
-    out = bytearray(data)
-    opaque = bytearray(len(data))
-    conditional = bytearray(len(data))
-    stack: list[tuple[int, list[tuple[int, int, bool]]]] = []  # (block start, its actions: start, end, control)
-
-    def fill(a: int, b: int, byte: int) -> None:
-        out[a:b] = bytes([byte]) * (b - a)
-
-    def close(start: int, actions: list[tuple[int, int, bool]], end: int) -> None:
-        literal = bytearray(data[start:end])
-        for a, b, _control in actions:
-            literal[a - start:b - start] = b" " * (b - a)
-        if _FLAG.search(bytes(literal)):
-            for a, b, control in actions:
-                fill(a, b, 0x20 if control else 0x5F)
-                if not control:
-                    opaque[a:b] = b"\x01" * (b - a)
-            conditional[start:end] = b"\x01" * (end - start)
-        else:   # one value: the whole block is known only at render time
-            fill(start, end, 0x5F)
-            opaque[start:end] = b"\x01" * (end - start)
-        if stack:
-            stack[-1][1].extend(actions)
-
-    for m in ACTION.finditer(data):
-        a, b = m.start(), m.end()
-        body = m.group(1).strip()
+    n = len(data)
+    actions: list[tuple[int, int, bool, int]] = []   # start, end, control, its outermost block (-1: none)
+    blocks: list[list[int]] = []                     # [start, end]
+    stack: list[int] = []                            # open blocks (indexes into blocks)
+    pos = 0
+    while True:
+        a = data.find(b"{{", pos)
+        if a < 0:
+            break
+        close_at = data.find(b"}}", a + 2)
+        if close_at < 0:
+            break      # no action closes after this one, nor after any later "{{"
+        b = close_at + 2
+        pos = b
+        body = data[a + 2:close_at]
+        if body.startswith(b"-"):
+            body = body[1:]
+        if body.endswith(b"-"):
+            body = body[:-1]
+        body = body.strip()
         word = re.split(rb"\s", body, maxsplit=1)[0] if body else b""
-        comment = body.startswith(b"/*")
+        control = word in CONTROL or body.startswith(b"/*")
         if word in OPENS:
-            stack.append((a, [(a, b, True)]))
+            blocks.append([a, n])
+            stack.append(len(blocks) - 1)
+            actions.append((a, b, True, stack[0]))
         elif word == b"end" and stack:
-            start, actions = stack.pop()
-            close(start, actions + [(a, b, True)], b)
-        elif stack:
-            stack[-1][1].append((a, b, word in CONTROL or comment))
-        elif word in CONTROL or comment:
-            fill(a, b, 0x20)
+            actions.append((a, b, True, stack[0]))
+            blocks[stack.pop()][1] = b
         else:
-            fill(a, b, 0x5F)
+            actions.append((a, b, control, stack[0] if stack else -1))
+    # the text with every action blanked: a block holds a flag when a flag written outside any
+    # action lies wholly inside it (the block starts and ends with a blanked action)
+    literal = bytearray(data)
+    for a, b, _control, _outer in actions:
+        literal[a:b] = b" " * (b - a)
+    starts, ends = [], []
+    for m in _FLAG.finditer(bytes(literal)):
+        starts.append(m.start())
+        ends.append(m.end())
+    flagged = []
+    for start, end in blocks:
+        i = bisect.bisect_left(starts, start)
+        flagged.append(i < len(starts) and ends[i] <= end)
+    out = bytearray(data)
+    opaque = bytearray(n)
+    conditional = bytearray(n)
+    # a block with no flag is one value, known only at render time: masked whole (its own blocks
+    # too); a block holding a flag is present on some renders only
+    for (start, end), flag in _union(blocks, flagged, False):
+        out[start:end] = b"_" * (end - start)
+        opaque[start:end] = b"\x01" * (end - start)
+    for (start, end), _flag in _union(blocks, flagged, True):
+        conditional[start:end] = b"\x01" * (end - start)
+    # an action: as its outermost block decides (a value-only block masks it, else control actions
+    # render nothing and value actions are one opaque word)
+    for a, b, control, outer in actions:
+        if outer >= 0 and not flagged[outer]:
+            continue          # filled with the whole block above
+        out[a:b] = (b" " if control else b"_") * (b - a)
+        if not control:
             opaque[a:b] = b"\x01" * (b - a)
-    while stack:   # a block left open: it runs to the end of the text
-        start, actions = stack.pop()
-        close(start, actions, len(data))
     return bytes(out), opaque, conditional
+
+
+def _union(blocks: list[list[int]], flagged: list[bool], flag: bool):
+    """The union of the blocks (in the order they start) whose flag is ``flag``, as disjoint ranges."""
+    cur: list[int] | None = None
+    for (start, end), f in zip(blocks, flagged):
+        if f != flag:
+            continue
+        if cur is not None and start <= cur[1]:
+            cur[1] = max(cur[1], end)
+            continue
+        if cur is not None:
+            yield (cur[0], cur[1]), flag
+        cur = [start, end]
+    if cur is not None:
+        yield (cur[0], cur[1]), flag

@@ -33,6 +33,9 @@ MAX_CALL_DEPTH = 8
 MAX_EVALS = 64
 MAX_CALLS = 512          # function calls followed per file (a call tree can grow exponentially)
 MAX_WORDS = 4096         # words an array may hold, pieces a value may hold: beyond, not static
+# values a name assigned in branches may hold, and pieces / words they hold together: beyond, not
+# static (each if / else that extends a value doubles them: 20 in a row were 2^20 arrays, 5 GB)
+MAX_ALTERNATIVES = 64
 MAX_CHARS = 1 << 16      # characters a value may hold: beyond, not static
 MAX_FILE_WORDS = 1 << 18  # words spliced or split out of variables per file: beyond, not static
 # characters expansions may add to a file's words (beyond what the file itself holds): a 60 KB
@@ -112,12 +115,7 @@ class Values:
         known = len(kinds) == 1 and "absent" not in kinds and all(o is not None for _k, o in options) and \
             not any(frame.appended & {name} for frame in self.loops)
         if not known:
-            if "arr" in kinds:
-                return MISSING, None, MISSING
-            span = next((o[0].span for k, o in options if k == "var" and o), None)
-            if span is None:
-                return MISSING, None, MISSING
-            return [_Piece("$" + name, span, False)], MISSING, MISSING
+            return self.not_known(name, options)
         kind = options[0][0]
         unique: dict[object, object] = {}
         for _k, o in options:
@@ -126,7 +124,20 @@ class Values:
         values = list(unique.values())
         if len(values) == 1:
             return (values[0], MISSING, MISSING) if kind == "var" else (MISSING, values[0], MISSING)
+        if not bounded(values):
+            return self.not_known(name, [(kind, o) for o in values])
         return MISSING, MISSING, (kind, values)
+
+    @staticmethod
+    def not_known(name: str, options: list[tuple[str, object]]) -> tuple:
+        """The state of a name whose value after branches is not known statically: an array not
+        known, or a string standing for ``$NAME`` at the first place a branch sets it."""
+        if any(k == "arr" for k, _o in options):
+            return MISSING, None, MISSING
+        span = next((o[0].span for k, o in options if k == "var" and o), None)
+        if span is None:
+            return MISSING, None, MISSING
+        return [_Piece("$" + name, span, False)], MISSING, MISSING
 
     def union(self, name: str, split: bool) -> list[Word] | None:
         """The words of every value a branch-assigned ``name`` may hold, each conditional (a
@@ -401,6 +412,12 @@ class Values:
                 text = "".join(p.text for p in pieces) if self.spend(chars - len(raw)) else raw
                 return [Word(text, raw, self.pos.span(node), False, None, any(p.conditional for p in pieces))]
         return [self.word(node)]
+
+
+def bounded(values: list[list]) -> bool:
+    """Whether the values a name may hold after branches are few and small enough to read
+    (MAX_ALTERNATIVES values, MAX_WORDS pieces or words in all)."""
+    return len(values) <= MAX_ALTERNATIVES and sum(len(v) for v in values) <= MAX_WORDS
 
 
 def _one_word_each(options: list[list[_Piece]]) -> bool:

@@ -12,7 +12,7 @@ from . import gotemplate
 from .native import tree_of
 from .positions import _MappedPositions, _Piece
 from .script import Command, WrittenFile, Word
-from .values import ARGUMENT_TYPES, MAX_CALL_DEPTH, MAX_CHARS, MAX_WORDS, Frame, Values, _plain_name
+from .values import ARGUMENT_TYPES, MAX_CALL_DEPTH, MAX_CHARS, MAX_WORDS, Frame, Values, _plain_name, bounded
 
 BRANCH_DEPTH = 32   # branches nested deeper are read as before: what they assign is not known statically
 # a literal `for` loop of at most UNROLL values is read once per value, its variable bound to it
@@ -234,6 +234,11 @@ class Walker(Values):
         if append and name in self.alts:   # X+=more of a branch-assigned X: each of its values, extended
             self.append_alternatives(name, node, value_node)
             return
+        if name in self.alts:
+            kind, options = self.alts.pop(name)
+            if not export:   # X="$X more" of a branch-assigned X: the assignment read once per value
+                self.assign_alternatives(name, node, kind, options, certain)
+                return
         if value_node is not None and value_node.type == "array":
             words: list[Word] = []
             for child in value_node.named_children:
@@ -270,24 +275,45 @@ class Walker(Values):
                 word = Word(word.text, word.raw, word.span, False)
             self.exported[name] = word
 
+    def assign_alternatives(self, name: str, node, kind: str, options: list, certain: bool) -> None:
+        """``X="$X more"`` / ``X=("${X[@]}" more)`` (or any new value) of a name the branches
+        before gave several values: the assignment read with ``X`` holding each of them; what
+        :meth:`Values.merge` makes of the results is its value after it."""
+        states = []
+        for option in options:
+            if kind == "var":
+                self.vars[name] = option
+                self.arrays.pop(name, None)
+            else:
+                self.arrays[name] = option
+                self.vars.pop(name, None)
+            self.assign(node, export=False, certain=certain)
+            states.append(self.state(name))
+            self.alts.pop(name, None)
+        self.restore(name, self.merge(name, states))
+
     def append_alternatives(self, name: str, node, value_node) -> None:
-        kind, options = self.alts[name]
+        kind, options = self.alts.pop(name)
         if value_node is not None and value_node.type == "array" and kind == "arr":
             words: list[Word] = []
             for child in value_node.named_children:
                 if child.type != "comment":
                     words.extend(self.expand(child))
-            self.alts[name] = (kind, [o + words for o in options])
+            extended = [o + words for o in options]
+            if bounded(extended):
+                self.alts[name] = (kind, extended)
+                return
         elif value_node is not None and value_node.type != "array" and kind == "var":
             value = self.pieces(value_node)
-            if all(p.static for p in value):
-                self.alts[name] = (kind, [o + value for o in options])
+            extended = [o + value for o in options]
+            if all(p.static for p in value) and bounded(extended):
+                self.alts[name] = (kind, extended)
                 return
-            del self.alts[name]
-            self.vars[name] = [_Piece(self.src(value_node), self.pos.span(value_node), False)]
-        else:
-            del self.alts[name]
-            self.arrays[name] = None
+            # not known statically: the value as written (too many values: the first one's place)
+            where = value_node if not all(p.static for p in value) else node
+            self.vars[name] = [_Piece(self.src(where), self.pos.span(where), False)]
+            return
+        self.arrays[name] = None
 
     def word_of(self, name: str, node) -> Word:
         value = self.vars.get(name) or [_Piece("", self.pos.span(node))]
