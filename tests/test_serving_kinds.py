@@ -268,3 +268,16 @@ def test_vllm_workers_sharing_a_gpu_within_its_memory_are_not_top003(tmp_path):
     bad = _changed(SHARED_GPU, "--gpu-memory-utilization 0.0", "--gpu-memory-utilization 0.5", tmp_path)
     top = _rules(_lint(bad), "TOP003")
     assert len(top) == 1 and "GPU 2 is given to two workers" in top[0][4], top
+
+
+def test_kuberays_generated_ray_start_is_a_ray_node_not_an_unknown_launcher(tmp_path):
+    # corpus 019 (AIBrix RayClusterFleet): `eval "$KUBERAY_GEN_RAY_START_CMD"` runs the `ray start`
+    # KubeRay's operator generates (ray-project/kuberay ray-operator/controllers/ray/common/pod.go);
+    # was COV001 "launcher '$KUBERAY_GEN_RAY_START_CMD' not recognised"
+    src = _corpus("019-aibrix-distributed-fleet-two-node/fleet-two-node.yaml")
+    assert not any("KUBERAY_GEN_RAY_START_CMD" in g for g in _gaps(src))
+    # a variable the operator does not set: its command is not known, said so
+    moved = tmp_path / "fleet.yaml"
+    moved.write_text(src.read_text(encoding="utf-8").replace('eval "$KUBERAY_GEN_RAY_START_CMD"', 'eval "$RAY_CMD"', 1),
+                     encoding="utf-8")
+    assert any("launcher 'eval \"$RAY_CMD\"' not recognised" in g for g in _gaps(moved))

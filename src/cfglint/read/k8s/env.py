@@ -96,7 +96,8 @@ def shell_env(text: str, where: list[tuple[int, int]] | None, env: Env) -> tuple
     for m in _SHELL_REF.finditer(text):
         name = m.group(1) or m.group(2)
         got = env.values.get(name)
-        if got is None or got[0] is None or re.search(r"[\s'\"$`\\;&|<>(){}]", got[0]) and not _PLACEHOLDER.match(got[0]):
+        if got is None or got[0] is None or re.search(r"[\s'\"$`\\;&|<>(){}]", got[0]) \
+                and not _PLACEHOLDER.match(got[0]) and name not in COMMAND_VARS:
             continue
         out.append(text[i:m.start()])
         pos += where[i:m.start()]
@@ -109,6 +110,11 @@ def shell_env(text: str, where: list[tuple[int, int]] | None, env: Env) -> tuple
 
 
 _PLACEHOLDER = re.compile(r"^<[a-z0-9][a-z0-9.-]*>$")  # <1..3>, <leader-address>
+# kinds whose pods KubeRay's operator makes (AIBrix's RayClusterFleet holds a KubeRay RayClusterSpec)
+RAY_KINDS = ("RayCluster", "RayService", "RayJob", "RayClusterFleet")
+# variables that hold a command (words and all) the operator writes: spliced into a script as text,
+# as the shell then runs them (eval "$X", or $X split into its words)
+COMMAND_VARS = frozenset({"KUBERAY_GEN_RAY_START_CMD"})
 
 
 def container_env(container: YMap, group: PodGroup, lines: list[str]) -> Env:
@@ -116,6 +122,12 @@ def container_env(container: YMap, group: PodGroup, lines: list[str]) -> Env:
     the file's lines): the variables LWS sets in a leader/worker group, then its ``env``."""
     env = Env()
     size = group.size
+    if group.kind in RAY_KINDS:
+        # the KubeRay operator sets KUBERAY_GEN_RAY_START_CMD to the `ray start ...` command it generates
+        # from rayStartParams (ray-project/kuberay ray-operator/controllers/ray/common/pod.go; its tests
+        # assert the value contains "ray start"): `eval "$KUBERAY_GEN_RAY_START_CMD"` starts a Ray node,
+        # no engine; its generated options are not known here
+        env.values["KUBERAY_GEN_RAY_START_CMD"] = ("ray start", group.kind_span, None)
     if group.kind in ("LeaderWorkerSet", "DisaggregatedSet") or (group.kind == "RoleBasedGroup" and group.size is not None):
         # the leader's address is wired by LWS: a placeholder stands for it (a value known to be set)
         env.values["LWS_LEADER_ADDRESS"] = ("<leader-address>", group.kind_span, None)
