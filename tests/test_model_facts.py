@@ -337,3 +337,26 @@ def test_llama_405b_weights_are_weighed_from_the_derived_parameter_count(tmp_pat
     findings = lint_paths([str(_submission(tmp_path, "H200", launch))]).findings
     assert not [f for f in findings if f.rule_id == "MEM001"]
     assert not [p for p in _cov_parts(findings) if "MEM001" in p]
+
+
+def test_a_refused_cache_file_is_named_in_the_note(tmp_path, monkeypatch):
+    # a config.json the cache holds but cfglint refuses (a link out of the cache, not JSON): the note
+    # says so, not only "not in the knowledge base" (found by a break-it round)
+    cache = tmp_path / "hub"
+    outside = tmp_path / "elsewhere" / "config.json"
+    outside.parent.mkdir()
+    outside.write_text(json.dumps(MINIMAX_LIKE))
+    snap = _fake_repo(cache, "AcmeLabs/Linked", MINIMAX_LIKE)
+    (snap / "config.json").unlink()
+    (snap / "config.json").symlink_to(outside)
+    _fake_repo(cache, "AcmeLabs/Broken", b"{not json")
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    run = tmp_path / "run.sh"
+    for repo, why in (("AcmeLabs/Linked", "outside the Hugging Face cache"), ("AcmeLabs/Broken", "it is not JSON")):
+        run.write_text(f"vllm serve {repo} --tensor-parallel-size 8\n")
+        (note,) = [m for f in lint_paths([str(run)]).findings if f.rule_id == "COV001" for _s, m in f.related]
+        assert f"model '{repo}' is not in the knowledge base, and {cache}/models--" in note, note
+        assert "in the Hugging Face cache was refused:" in note and why in note, note
+    run.write_text("vllm serve AcmeLabs/Missing --tensor-parallel-size 8\n")     # not cached: as before
+    (note,) = [m for f in lint_paths([str(run)]).findings if f.rule_id == "COV001" for _s, m in f.related]
+    assert note.endswith("model 'AcmeLabs/Missing' is not in the knowledge base; add it with --knowledge")

@@ -57,8 +57,12 @@ def _model_gap(ctx: Context, value: str, span, p=None) -> None:
         return
     entry = ctx.model(value)
     if entry is None:
+        from ..knowledge.hfcache import refused
+
+        why = refused(value)
         ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
-                        f"model '{value}' is not in the knowledge base; add it with --knowledge", span)
+                        f"model '{value}' is not in the knowledge base" + (f", and {why}" if why else "")
+                        + "; add it with --knowledge", span)
     elif not entry.get("family"):
         ctx.not_checked("parser-family checks",
                         f"model '{value}' has config.json facts but no curated entry (family, reasoning and "

@@ -28,6 +28,15 @@ MAX_BYTES = 1 << 20        # a config.json is a few KiB; a megabyte is no config
 MAX_SNAPSHOTS = 64         # snapshot directories looked at per repo
 _PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")   # one part of a Hub repo id
 _COMMIT = re.compile(r"[0-9a-f]{40}")
+# repo id -> why its cached config.json was refused (the last look-up's; bounded): a COV001 note
+# says that rather than "not in the knowledge base"
+_REFUSED: dict[str, str] = {}
+MAX_REFUSED = 256
+
+
+def refused(repo_id: str) -> str | None:
+    """Why the last :func:`read_config` of ``repo_id`` refused the cached file, or None."""
+    return _REFUSED.get(repo_id) if isinstance(repo_id, str) else None
 
 
 def cache_dir(env: dict | None = None) -> Path | None:
@@ -93,7 +102,14 @@ def read_config(repo_id: str, cache: Path | None = None) -> tuple[dict, str] | N
         if os.path.lexists(quant_path):
             hf_quant = json.loads(read_bytes(str(quant_path), MAX_BYTES, within=str(root),
                                              within_name="the Hugging Face cache").decode("utf-8"))
-    except (OSError, ValueError, RecursionError, ReadError):
+    except (OSError, ValueError, RecursionError, ReadError) as e:
+        if "snap" in locals() and snap is not None:   # the repo is cached, its file was refused
+            if len(_REFUSED) >= MAX_REFUSED:
+                _REFUSED.clear()
+            why = str(e) if isinstance(e, ReadError) else ("it is not JSON" if isinstance(e, ValueError)
+                                                           else "it nests too deeply" if isinstance(e, RecursionError)
+                                                           else "it cannot be read")
+            _REFUSED[repo_id] = f"{snap / 'config.json'} in the Hugging Face cache was refused: {why}"
         return None
     got = config_facts(config, hf_quant if isinstance(hf_quant, dict) else None)
     if got is None:
