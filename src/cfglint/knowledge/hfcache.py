@@ -81,6 +81,7 @@ def read_config(repo_id: str, cache: Path | None = None) -> tuple[dict, str] | N
     refused (see the module docstring). Never raises on a bad cache."""
     if not isinstance(repo_id, str):
         return None
+    _REFUSED.pop(repo_id, None)   # this look-up's answer replaces the last one's
     org, slash, name = repo_id.strip().partition("/")
     if not slash or not _PART.fullmatch(org) or not _PART.fullmatch(name) or ".." in repo_id:
         return None
