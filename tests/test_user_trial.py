@@ -146,3 +146,15 @@ def test_a_variable_no_release_reads_set_for_two_workers_is_named_once_in_the_no
     lines[146] = lines[146].replace("SGLANG_DECODE_BOOTSTRAP_TIMEOUT", "SGLANG_DECODE_BOOTSTRAP_TIMEOUT_S")
     assert gap("\n".join(lines)).startswith(
         "engine variables (ENV001): SGLANG_DECODE_BOOTSTRAP_TIMEOUT, SGLANG_DECODE_BOOTSTRAP_TIMEOUT_S: read by no")
+
+
+def test_prs002_names_the_served_checkpoint_and_its_base(tmp_path):
+    # the recipe serves zai-org/GLM-5.1-FP8, whose formats are zai-org/GLM-5.1's: the message names
+    # what the launch serves, then the model it is a checkpoint of (was the base alone)
+    from support import copy_submission, lint, only, replace_once
+
+    d = copy_submission("recipes/vllm-glm-5.1-fp8-h200-tp8-mtp3", tmp_path)
+    assert only(lint(d), "PRS002") == []
+    replace_once(d / "run.sh", "--tool-call-parser glm47", "--tool-call-parser hermes")
+    (f,) = only(lint(d), "PRS002")
+    assert "but the model zai-org/GLM-5.1-FP8 (a checkpoint of zai-org/GLM-5.1) emits glm47" in f[4]

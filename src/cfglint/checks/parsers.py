@@ -188,9 +188,11 @@ def check_parser_family(ctx: Context):
                               f"markup; on {mentry['id']} ({' / '.join(want)}) {partial}{hint}",
                               ref.name.span, level="warning")
                 continue
+            served = mentry['id'] if not isinstance(model, str) or model == mentry['id'] or "/" not in model \
+                else f"{model} (a checkpoint of {mentry['id']})"
             yield Finding("PRS002",
                           f"{KIND_NAMES[ref.kind]} parser '{name}' ({ref.via}) parses {' / '.join(formats)} markup, "
-                          f"but the model {mentry['id']} emits {' / '.join(want)}{hint}",
+                          f"but the model {served} emits {' / '.join(want)}{hint}",
                           ref.name.span)
             continue
         families = entry.get("families")
