@@ -27,7 +27,7 @@ def test_more_visible_devices_than_used_is_a_warning(tmp_path):
     assert len(found) == 1
     level, line, col, message = found[0]
     assert level == "warning" and (line, col) == position(text, "0,1,2,3,4,5")
-    assert "lists 6 GPU(s) but the worker runs TP 8 = 8 over 2 nodes = 4 on this node: GPU(s) 4,5 stay idle" in message
+    assert "lists 6 GPU(s) but the worker runs TP 8 over 2 nodes = 4 on this node: GPU(s) 4,5 stay idle" in message
     replace_once(d / "run.sh", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5", "CUDA_VISIBLE_DEVICES=0,1")
     found = _levels(d, "TOP003")
     assert len(found) == 1 and found[0][0] == "error" and "stay idle" not in found[0][3]  # fewer: the rule's error

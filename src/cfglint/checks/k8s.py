@@ -16,7 +16,7 @@ from ..read.yamlsrc import YMap, YScalar, YSeq
 from .base import Context, here, rule
 from .containers import MIN_SHM_BYTES, container_shm
 from .image import MARKERS
-from .topology import gpus_per_instance, node_group
+from .topology import equals, gpus_per_instance, node_group
 
 if TYPE_CHECKING:   # cfglint.read.k8s is imported only by a run that reads a Kubernetes manifest
     from ..read.k8s.model import Container
@@ -150,7 +150,7 @@ def check_gpu_resources(ctx: Context):
             if pods > 1 and c.group.size is not None else f" x {pods} pods ({nodes_of})" if nodes_of else ""
         right = f"{need // pods}" if need % pods == 0 else None
         fix = f"; set {res}: {right}" if right is not None else ""
-        runs = f"it runs {how} = {need}" if len(needs) == 1 else f"its {len(needs)} engines run {how} = {need}"
+        runs = f"it runs {equals(how, need)}" if len(needs) == 1 else f"its {len(needs)} engines run {equals(how, need)}"
         yield Finding("K8S001", f"{res}: {per_pod}{pods_text} gives the engine{'s' if len(needs) > 1 else ''} "
                                 f"{per_pod * pods} GPUs but {runs}{fix}",
                       loc.span, related=related)

@@ -7,7 +7,7 @@ import re
 from ..model import Finding, parse_int
 from .base import Context, as_int, here, rule
 from .modelfacts import block_size, fact_int, fact_origin, fp8_block_unknown, fp8_why, served_model
-from .topology import gpus_per_instance, node_groups
+from .topology import equals, gpus_per_instance, node_groups
 
 # flags a node of a multi-node instance needs, per engine (rules/engines.yaml)
 NODE_FLAGS = {
@@ -67,11 +67,11 @@ def _local(p, got) -> tuple[int, str] | None:
     s = p.settings
     if p.engine == "vllm" and "dp_rank" in s:
         dp = as_int(s["dp"].value) if "dp" in s else 1
-        return (n // dp, f"{how} = {n}, one data-parallel rank of {dp} = {n // dp}") if dp and n % dp == 0 else None
+        return (n // dp, f"{equals(how, n)}, one data-parallel rank of {dp} = {n // dp}") if dp and n % dp == 0 else None
     nodes = instance_nodes(p)[0] if p.engine in NODE_FLAGS else 1
     if not nodes or n % nodes:
         return None
-    return n // nodes, f"{how} = {n}" + (f" over {nodes} nodes = {n // nodes} on this node" if nodes > 1 else "")
+    return n // nodes, equals(how, n) + (f" over {nodes} nodes = {n // nodes} on this node" if nodes > 1 else "")
 
 
 def accelerators_per_node(ctx: Context) -> tuple[int | None, str]:
@@ -132,7 +132,7 @@ def check_nodes(ctx: Context):
                 n, anchor, how = got
                 span = anchor.span if anchor else p.span
                 if n % nnodes:
-                    yield Finding("TOP003", f"{how} = {n} accelerators do not split evenly over {nodes_how}", span)
+                    yield Finding("TOP003", f"{equals(how, n)} accelerators do not split evenly over {nodes_how}", span)
                 elif per_node and n // nnodes > per_node:
                     if p.dp_workers_on_one_node:
                         fix = (f"; {p.launcher} starts all --dp-size workers on this one node (base GPU = DP rank x "
@@ -154,7 +154,7 @@ def check_nodes(ctx: Context):
         yield from _wrapper_shape(p, got)
         if p.engine == "trtllm" and p.mpi_ranks is not None and got is not None and got[1] is not p.mpi_ranks \
                 and got[0] != p.mpi_ranks.value:
-            yield Finding("TOP003", f"mpirun -n {p.mpi_ranks.value} but the worker runs {got[2]} = {got[0]} ranks",
+            yield Finding("TOP003", f"mpirun -n {p.mpi_ranks.value} but the worker runs {equals(got[2], got[0])} ranks",
                           p.mpi_ranks.span, related=[(got[1].span, got[2])] if got[1] else [])
         local = _local(p, got)
         if p.device_list is not None and local is not None and got[1] is not p.visible_devices \

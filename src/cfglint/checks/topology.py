@@ -286,3 +286,9 @@ def check_accelerators(ctx: Context):
                       f"accelerators_used: {used_v} exceeds the system's accelerators_total: {total_v} "
                       f"({here(total.span)})",
                       used.span, related=[(total.span, f"accelerators_total: {total_v}")])
+
+
+def equals(how: str, n) -> str:
+    """``how`` with its total, ``TP 8 x PP 2 = 16``; a single factor is its own total (``TP 8``,
+    not ``TP 8 = 8``)."""
+    return how if re.fullmatch(rf"[A-Za-z][A-Za-z-]* {n}", how) else f"{how} = {n}"
