@@ -478,8 +478,8 @@ def test_a_mistyped_topology_flag_is_one_finding_at_its_cause(tmp_path, rel, fla
     assert [f[0] for f in found if f[0] != "PRS004"] == ["FLG001"]
     (f,) = only(found, "FLG001")
     assert f[2:4] == position(text, typo.split()[0])
-    assert f"until it is {flag.split()[0]}, TP is unknown: the checks that use TP do not run on the engine's " \
-           f"default instead" in f[4]
+    assert f"? While it is not spelled {flag.split()[0]}, TP is unknown: the checks that use TP do not run " \
+           f"(no engine default is assumed for it)" in f[4]
 
 
 def test_an_unknown_flag_far_from_every_setting_changes_nothing_else(tmp_path):
@@ -487,11 +487,11 @@ def test_an_unknown_flag_far_from_every_setting_changes_nothing_else(tmp_path):
     d = copy_submission(VLLM_PARSERS, tmp_path)
     replace_once(d / "run.sh", "--tensor-parallel-size 8", "--tensor-parallel-size 8 --bogus-flag 1")
     (f,) = lint(d)
-    assert f[0] == "FLG001" and "until it is" not in f[4]
+    assert f[0] == "FLG001" and "While it is not spelled" not in f[4]
     # and a mistyped flag beside the right one: the right one counts
     replace_once(d / "run.sh", "--bogus-flag 1", "--tensor-paralel-size 4")
     (f,) = lint(d)
-    assert f[0] == "FLG001" and "until it is" not in f[4]
+    assert f[0] == "FLG001" and "While it is not spelled" not in f[4]
 
 
 def test_trtllm_bench_is_named_as_an_engine_launch_not_read(tmp_path):

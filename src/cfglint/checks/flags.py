@@ -215,8 +215,8 @@ def _with_consequence(f: Finding, p: Process, arg: Arg) -> Finding:
     for setting, (bad, meant) in p.mistyped.items():
         if bad is arg:
             name = _NAMES.get(setting, setting.replace("_", " "))
-            f.message += (f"; until it is {meant}, {name} is unknown: the checks that use {name} do not run on "
-                          f"the engine's default instead")
+            f.message += (f"{' ' if f.message.endswith('?') else '. '}While it is not spelled {meant}, {name} is unknown: the checks that use {name} do "
+                          f"not run (no engine default is assumed for it)")
     return f
 
 
