@@ -32,6 +32,7 @@ DEFAULT_OPERATORS = (":-", "-", ":=", "=")
 MAX_CALL_DEPTH = 8
 MAX_EVALS = 64
 MAX_CALLS = 512          # function calls followed per file (a call tree can grow exponentially)
+UNROLL_TOTAL = 64        # literal for-loop iterations read one by one per file (walker.unroll)
 MAX_WORDS = 4096         # words an array may hold, pieces a value may hold: beyond, not static
 # values a name assigned in branches may hold, and pieces / words they hold together: beyond, not
 # static (each if / else that extends a value doubles them: 20 in a row were 2^20 arrays, 5 GB)
@@ -59,7 +60,7 @@ class Values:
             self.called: set[str] = set()
             self.args: list[Word] | None = None                # positional args inside a function call
             self.depth = 0
-            self.budget = [MAX_EVALS, MAX_CALLS, MAX_FILE_WORDS, MAX_FILE_CHARS]
+            self.budget = [MAX_EVALS, MAX_CALLS, MAX_FILE_WORDS, MAX_FILE_CHARS, UNROLL_TOTAL]
             # a name assigned differently in the branches of an if / case / loop, every value known:
             # ("var", [pieces of each value]) or ("arr", [words of each value])
             self.alts: dict[str, tuple[str, list]] = {}

@@ -17,9 +17,9 @@ from .values import ARGUMENT_TYPES, MAX_CALL_DEPTH, MAX_CHARS, MAX_WORDS, Frame,
 BRANCH_DEPTH = 32   # branches nested deeper are read as before: what they assign is not known statically
 # a literal `for` loop of at most UNROLL values is read once per value, its variable bound to it
 # (`for i in {0..3}; do CUDA_VISIBLE_DEVICES=$i ... --data-parallel-rank $i`), at most UNROLL_TOTAL
-# iterations per script (nested loops multiply); beyond, the body is read once, $i not known
+# iterations per file (values.UNROLL_TOTAL, a budget shared with eval'd strings and function calls;
+# nested loops multiply); beyond, the body is read once, $i not known
 UNROLL = 16
-UNROLL_TOTAL = 64
 
 
 class Walker(Values):
@@ -129,9 +129,9 @@ class Walker(Values):
         if body is None or var is None:
             return False
         items = self.loop_items(values)
-        if items is None or getattr(self, "_unrolled", 0) + len(items) > UNROLL_TOTAL:
+        if items is None or len(items) > self.budget[4]:
             return False
-        self._unrolled = getattr(self, "_unrolled", 0) + len(items)
+        self.budget[4] -= len(items)
         name = self.src(var)
         for child in node.children:
             if child == body:
