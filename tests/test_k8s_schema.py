@@ -597,7 +597,7 @@ def test_a_rayclusterfleet_pod_template_is_a_kubernetes_pod_template(tmp_path):
     bad.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
     line = replace_once(bad, "        rayStartParams:\n          dashboard-host",
                         "        rayStartParam:\n          dashboard-host")
-    port = replace_once(bad, "                  - containerPort: 6379", '                  - containerPort: "6379"')
+    replace_once(bad, "                  - containerPort: 6379", '                  - containerPort: "6379"')
     text = bad.read_text(encoding="utf-8")
     found = _lint_file(bad)[0]
     # the CRD requires headGroupSpec.rayStartParams (and template): reported at headGroupSpec too

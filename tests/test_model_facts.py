@@ -151,6 +151,18 @@ def _fake_repo(cache: Path, repo_id: str, config: dict | bytes, commit: str = CO
     return snap
 
 
+def _linked_out(tmp_path: Path, cache: Path, repo_id: str) -> Path:
+    """A cache entry of ``repo_id`` whose snapshot's config.json links to a file outside the
+    cache; the outside file's path."""
+    outside = tmp_path / "elsewhere" / "config.json"
+    outside.parent.mkdir()
+    outside.write_text(json.dumps(MINIMAX_LIKE))
+    snap = _fake_repo(cache, repo_id, MINIMAX_LIKE)
+    (snap / "config.json").unlink()
+    (snap / "config.json").symlink_to(outside)
+    return outside
+
+
 MINIMAX_LIKE = {"model_type": "minimax", "num_hidden_layers": 80, "hidden_size": 6144, "num_attention_heads": 64,
                 "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 9216, "num_local_experts": 32,
                 "num_experts_per_tok": 2, "max_position_embeddings": 10240000}
@@ -177,12 +189,7 @@ def test_hf_cache_directory_from_the_environment(tmp_path):
 
 def test_hf_cache_refuses_a_link_out_of_the_cache_and_an_oversized_file(tmp_path):
     cache = tmp_path / "hub"
-    outside = tmp_path / "elsewhere" / "config.json"
-    outside.parent.mkdir()
-    outside.write_text(json.dumps(MINIMAX_LIKE))
-    snap = _fake_repo(cache, "AcmeLabs/Linked", MINIMAX_LIKE)
-    (snap / "config.json").unlink()
-    (snap / "config.json").symlink_to(outside)                       # a snapshot link leaving the cache
+    outside = _linked_out(tmp_path, cache, "AcmeLabs/Linked")          # a snapshot link leaving the cache
     assert hfcache.read_config("AcmeLabs/Linked", cache) is None
     # a whole snapshot directory linked out of the cache is refused too
     repo = cache / "models--AcmeLabs--DirLink"
@@ -343,12 +350,7 @@ def test_a_refused_cache_file_is_named_in_the_note(tmp_path, monkeypatch):
     # a config.json the cache holds but cfglint refuses (a link out of the cache, not JSON): the note
     # says so, not only "not in the knowledge base" (found by a break-it round)
     cache = tmp_path / "hub"
-    outside = tmp_path / "elsewhere" / "config.json"
-    outside.parent.mkdir()
-    outside.write_text(json.dumps(MINIMAX_LIKE))
-    snap = _fake_repo(cache, "AcmeLabs/Linked", MINIMAX_LIKE)
-    (snap / "config.json").unlink()
-    (snap / "config.json").symlink_to(outside)
+    _linked_out(tmp_path, cache, "AcmeLabs/Linked")
     _fake_repo(cache, "AcmeLabs/Broken", b"{not json")
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     run = tmp_path / "run.sh"

@@ -339,19 +339,29 @@ def _stream(n: int) -> str:
     return "".join(f"---\nitems: [{', '.join(['1'] * 20)}]\n" for _ in range(n))
 
 
+
+def _spy_on_loaders(monkeypatch) -> list:
+    """The YAML loaders yaml.compose_all is called with, as a list that fills as they are; the
+    node limit lowered to 20000 so the pure-Python pass a test makes stays short."""
+    import yaml
+
+    from cfglint.read import yamlsrc
+
+    monkeypatch.setattr(yamlsrc, "MAX_NODES", 20_000)
+    loaders: list = []
+    real = yaml.compose_all
+    monkeypatch.setattr(yaml, "compose_all", lambda text, Loader: (loaders.append(Loader), real(text, Loader=Loader))[1])
+    return loaders
+
+
 def test_a_yaml_stream_past_the_node_limit_is_refused_in_one_pass(monkeypatch):
     """Issue 25, item 10: a stream libyaml composed but whose documents together pass the node
     limit was handed to the pure-Python loader, which composed all of it again (~7x slower) to
     raise the same error: 10x the input took ~60x the time. libyaml's composition decides it:
     the pure-Python loader is not run, and the error is the same, at the same document."""
-    import yaml
-
     from cfglint.read import yamlsrc
 
-    monkeypatch.setattr(yamlsrc, "MAX_NODES", 20_000)   # the pure-Python pass below stays short
-    loaders = []
-    real = yaml.compose_all
-    monkeypatch.setattr(yaml, "compose_all", lambda text, Loader: (loaders.append(Loader), real(text, Loader=Loader))[1])
+    loaders = _spy_on_loaders(monkeypatch)
     text = _stream(yamlsrc.MAX_NODES // 22 + 100)
     with pytest.raises(yamlsrc.YamlError) as c_err:
         yamlsrc.parse_yaml_all(text, "k8s.yaml")
@@ -441,14 +451,9 @@ def test_one_yaml_document_past_the_node_limit_is_refused_in_one_pass(monkeypatc
     YAML (3.7 MB, under the 10 MiB file limit) was composed by libyaml, refused, then composed
     again by the pure-Python loader (parse_yaml_all, which loads every YAML file) to raise the
     same error: 16 s, 4.7 s now. And the error no longer calls a file with no alias an alias bomb."""
-    import yaml
-
     from cfglint.read import yamlsrc
 
-    monkeypatch.setattr(yamlsrc, "MAX_NODES", 20_000)   # the pure-Python pass below stays short
-    loaders = []
-    real = yaml.compose_all
-    monkeypatch.setattr(yaml, "compose_all", lambda text, Loader: (loaders.append(Loader), real(text, Loader=Loader))[1])
+    loaders = _spy_on_loaders(monkeypatch)
     config = (EXAMPLES / TRT / "config.yml").read_text(encoding="utf-8")
     text = config + "".join(f"unknown_key_{i}: {i}\n" for i in range(10_001))
     with pytest.raises(yamlsrc.YamlError) as c_err:

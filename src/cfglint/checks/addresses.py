@@ -37,18 +37,18 @@ def _networks(written: tuple) -> list:
 _IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.])")
 
 # a Kubernetes node label whose value names one node (nodeSelector, node affinity): an address
-# there is a node's name, so its placeholder is <node-name>, not <head-ip>
-_NODE_KEY = re.compile(r"(?:kubernetes\.io/hostname|topology\.kubernetes\.io/hostname)\s*[:=]")
+# there is a node's name, so its placeholder is <node-name>, not <head-ip> (the pattern also
+# matches topology.kubernetes.io/hostname)
+_NODE_LABEL = re.compile(r"kubernetes\.io/hostname\s*[:=]\s*[\"']?([^\s\"'#,}]+)?")
 
 
-def _placeholder(line: str, text: str, address: str) -> tuple[str, str | None]:
-    """(placeholder to write, fix or None) for a private address on ``line`` of ``text``. A
-    node name gets ``<node-name>``; its fix is offered only when the file names that one node
-    alone: replacing two nodes' names by one placeholder would pin both pods to one node."""
-    if not _NODE_KEY.search(line):
+def _placeholder(line: str, nodes: set[str], address: str) -> tuple[str, str | None]:
+    """(placeholder to write, fix or None) for a private address on ``line``; ``nodes``: the
+    node names the file pins pods to. A node name gets ``<node-name>``; its fix is offered
+    only when the file names that one node alone: replacing two nodes' names by one placeholder
+    would pin both pods to one node."""
+    if not _NODE_LABEL.search(line):
         return "<head-ip>", "<head-ip>"
-    nodes = {m.group(1) for m in re.finditer(
-        r"(?:kubernetes\.io/hostname|topology\.kubernetes\.io/hostname)\s*[:=]\s*[\"']?([^\s\"'#,}]+)", text)}
     return "<node-name>", ("<node-name>" if nodes <= {address} else None)
 
 
@@ -89,6 +89,8 @@ def check_addresses(ctx: Context):
         # or '.' for the look-arounds), or an address name (an assignment's name is in its line)
         todo = prefilter.lines_holding(text, {n for n in names if n in text})
         lines = text.split("\n")
+        # the nodes the file pins pods to, read once per file (and only in a file that names one)
+        nodes = {m.group(1) for m in _NODE_LABEL.finditer(text) if m.group(1)} if "kubernetes.io/hostname" in text else set()
         if todo is None:
             todo = range(1, len(lines) + 1)
         else:
@@ -103,7 +105,7 @@ def check_addresses(ctx: Context):
                     continue
                 if private(ip):
                     flagged.add(m.start(1))
-                    word, fix = _placeholder(line, text, m.group(1))
+                    word, fix = _placeholder(line, nodes, m.group(1))
                     what = "names a node" if word == "<node-name>" else "is published"
                     yield Finding("RED003", f"private address {m.group(1)} {what}; write {word}",
                                   Span(tf.display, lineno, m.start(1) + 1, lineno, m.end(1) + 1), fix=fix)

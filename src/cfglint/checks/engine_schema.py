@@ -8,11 +8,10 @@ from functools import lru_cache
 import yaml
 
 from ..deploy.defaults import parse_version
-from ..deploy.extract import is_server_config
 from ..deploy.release import launch_release
 from ..knowledge import data_dir
 from ..knowledge.llmapi import is_llm_api
-from ..load.submission import ConfigFile
+from ..load.submission import ConfigFile, is_server_config
 from ..model import Finding
 from ..read.yamlsrc import YMap, YScalar, to_python, walk_path
 from ..schema.validation import validate

@@ -63,14 +63,16 @@ def check_engine_variables(ctx: Context):
                         f"release the launch runs is not known", names[0][1])
 
 
-def _name_span(ctx: Context, name: str, span):
+def _name_span(ctx: Context, name: str, span, split: dict | None = None):
     """The span of the variable's name: where the value is written ``NAME=value`` on its line
     (``-e NAME=value``, ``export NAME=value``, ``NAME=value cmd``), or a Kubernetes env entry's
     ``name: NAME`` next to its ``value:``: the finding is about the name. Else the value's span."""
     if span is None or span.line < 1:
         return span
-    lines = next((tf.text.split("\n")
-                  for tf in ctx.sub.texts if tf.display == span.path), None)
+    split = {} if split is None else split    # display path -> its lines, split once per check run
+    if span.path not in split:
+        split[span.path] = next((tf.text.split("\n") for tf in ctx.sub.texts if tf.display == span.path), None)
+    lines = split[span.path]
     if not lines or span.line > len(lines):
         return span
     start = span.col - 2 - len(name)          # 0-based column of the name, before its '='
@@ -86,6 +88,7 @@ def _name_span(ctx: Context, name: str, span):
 
 
 def _variables(ctx: Context, seen: set, unread: dict):
+    split: dict = {}
     for p in ctx.deployment.processes:
         if p.kind != "engine" and p.kind != "frontend":
             continue
@@ -107,7 +110,7 @@ def _variables(ctx: Context, seen: set, unread: dict):
                 labels = [r.label for e in engines if (r := ctx.kb.engine_releases(e)) is not None]
                 if held and labels:
                     yield Finding("ENV001", f"{name} is a {data.label} variable; this process runs "
-                                            f"{' and '.join(labels)}, which does not read it", _name_span(ctx, name, value.span), level="warning")
+                                            f"{' and '.join(labels)}, which does not read it", _name_span(ctx, name, value.span, split), level="warning")
                 continue
             launch = p.releases.get(engine)
             release = launch.release if launch is not None else None
@@ -120,7 +123,7 @@ def _variables(ctx: Context, seen: set, unread: dict):
                     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.85)
                     yield Finding("ENV001", f"no {data.label} release cfglint holds ({data.span()}) reads {name}"
                                             + (f": did you mean {close[0]}?" if close else ""),
-                                  _name_span(ctx, name, value.span), level="warning")
+                                  _name_span(ctx, name, value.span, split), level="warning")
                 else:   # a build of its own may read it (the release is not known): say it was not checked
                     unread.setdefault(data.label, []).append((name, value.span))
                 continue
@@ -137,10 +140,10 @@ def _variables(ctx: Context, seen: set, unread: dict):
             hint = f"; the setting is the flag {flag} there" if flag else ""
             if release is not None:
                 shown = versions.leading(launch.resolution.version or "") or release
-                yield Finding("ENV001", f"{data.label} {shown} {what}: the value is ignored{hint}", _name_span(ctx, name, value.span))
+                yield Finding("ENV001", f"{data.label} {shown} {what}: the value is ignored{hint}", _name_span(ctx, name, value.span, split))
             else:
                 yield Finding("ENV001", f"{data.label} {data.releases[-1]}, the newest release, {what}, and the release "
-                                        f"the launch runs is not declared{hint}", _name_span(ctx, name, value.span), level="warning")
+                                        f"the launch runs is not declared{hint}", _name_span(ctx, name, value.span, split), level="warning")
 
 
 def _against_flag(ctx: Context, p, engine: str, name: str, value, release: str | None):

@@ -65,15 +65,6 @@ def _other_accelerators(c: Container) -> Located | None:
     return None
 
 
-def _gpu_count(c: Container) -> tuple[str, Located] | None:
-    """(resource, count) a container is given: its limit, else its request."""
-    for res, (lim, req) in c.gpus.items():
-        loc = lim or req
-        if loc is not None:
-            return res, loc
-    return None
-
-
 @rule("K8S001", "gpu-resources-mismatch", "error",
       "GPUs per pod x pods per group do not match the engine's TP x PP (x DP), or GPU limits and requests differ.",
       "A pod gets the GPUs its container asks for (resources.limits of nvidia.com/gpu or amd.com/gpu); "
@@ -116,7 +107,7 @@ def check_gpu_resources(ctx: Context):
         need = sum(n for n, _a, _h in needs)
         how = " + ".join(h for _n, _a, h in needs)
         related = [(a.span, h) for _n, a, h in needs if a is not None]
-        count = _gpu_count(c)
+        count = c.gpu_count()
         where = f"{c.group.kind} {c.group.name}".strip()
         engines = "an engine that needs" if len(needs) == 1 else f"{len(needs)} engines that need"
         if count is None and c.group.gpus_elsewhere:
@@ -341,7 +332,7 @@ def check_pod_hygiene(ctx: Context):
     seen: set[int] = set()
     for p, c in _engines_in_pods(ctx):
         got = gpus_per_instance(p)
-        count = _gpu_count(c)
+        count = c.gpu_count()
         per_pod = parse_int(count[1].value) if count else None
         pods = c.group.pods_per_instance()
         gpus = per_pod if per_pod is not None else (got[0] // pods if got else None)

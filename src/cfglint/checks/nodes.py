@@ -569,10 +569,7 @@ def _in_config(span, p) -> bool:
 
 
 def _pod_gpus(p) -> int | None:
-    """The GPUs the container of a Kubernetes process is given (its limit, else its request),
-    None outside Kubernetes or when not a literal count."""
-    for lim, req in (getattr(p.pod, "gpus", None) or {}).values():
-        loc = lim or req
-        if loc is not None:
-            return parse_int(loc.value)
-    return None
+    """The GPUs the container of a Kubernetes process is given (Container.gpu_count: its limit,
+    else its request), None outside Kubernetes or when not a literal count."""
+    got = p.pod.gpu_count() if hasattr(getattr(p, "pod", None), "gpu_count") else None
+    return parse_int(got[1].value) if got is not None else None

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..knowledge import Knowledge
-from ..load.submission import ConfigFile, role_from_name
+from ..load.submission import ConfigFile, is_server_config, role_from_name
 from ..model import Located, Span, parse_int, record
 from ..read.shell import Command, Overlay, Word
 from ..read.yamlsrc import YMap, YNode, YScalar, walk_path
@@ -641,11 +641,6 @@ def server_config_instances(root: YNode | None) -> dict[str, Located]:
         if isinstance(node, YScalar) and _as_int(node.value) is not None:
             out[role] = Located(_as_int(node.value), node.span)
     return out
-
-
-def is_server_config(root: YNode | None) -> bool:
-    return isinstance(root, YMap) and (root.get("context_servers") is not None or
-                                       root.get("generation_servers") is not None)
 
 
 def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | None, bool]],

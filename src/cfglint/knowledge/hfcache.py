@@ -88,6 +88,7 @@ def read_config(repo_id: str, cache: Path | None = None) -> tuple[dict, str] | N
     top = cache if cache is not None else cache_dir()
     if top is None:
         return None
+    snap = None
     try:
         root = top.resolve(strict=True)
         repo = root / f"models--{org}--{name}"
@@ -104,7 +105,7 @@ def read_config(repo_id: str, cache: Path | None = None) -> tuple[dict, str] | N
             hf_quant = json.loads(read_bytes(str(quant_path), MAX_BYTES, within=str(root),
                                              within_name="the Hugging Face cache").decode("utf-8"))
     except (OSError, ValueError, RecursionError, ReadError) as e:
-        if "snap" in locals() and snap is not None:   # the repo is cached, its file was refused
+        if snap is not None:   # the repo is cached, its file was refused
             if len(_REFUSED) >= MAX_REFUSED:
                 _REFUSED.clear()
             why = str(e) if isinstance(e, ReadError) else ("it is not JSON" if isinstance(e, ValueError)

@@ -538,12 +538,11 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
         if not sub.launches and len(sub.configs) == 1 and isinstance(sub.configs[0].root, YMap):
             # keys that are (nearly) all flags of one engine's --config file (vllm serve --config
             # FILE, sglang serve --config FILE): that engine's config, checked against its flags
-            typing = config_engine([k.value for k, _ in sub.configs[0].root.items], knowledge())
+            keys = [k.value for k, _ in sub.configs[0].root.items]
+            typing = config_engine(keys, knowledge())
             sub.configs[0].engine, sub.config_tied = typing.engine, typing.tied
-            if typing.engine is None and not typing.tied and is_llm_api([k.value for k, _ in sub.configs[0].root.items],
-                                                                        knowledge()) \
-                    and sub.configs[0].root.get("context_servers") is None \
-                    and sub.configs[0].root.get("generation_servers") is None:
+            if typing.engine is None and not typing.tied and is_llm_api(keys, knowledge()) \
+                    and not is_server_config(sub.configs[0].root):
                 # a TensorRT-LLM LLM API YAML (--config / --extra_llm_api_options): read as the
                 # worker that loads it, so its parallelism and speculative settings are checked too
                 sub.configs[0].engine = "trtllm"
@@ -618,6 +617,13 @@ def _keys_by_length(other, markers) -> dict[int, list[str]]:
             table.setdefault(len(k), []).append(k)
         _BY_LENGTH[memo_key] = table
     return _BY_LENGTH[memo_key]
+
+
+def is_server_config(root: YNode | None) -> bool:
+    """Whether a YAML is a TensorRT-LLM disaggregated server config (context_servers /
+    generation_servers), not an engine's own config."""
+    return isinstance(root, YMap) and (root.get("context_servers") is not None or
+                                       root.get("generation_servers") is not None)
 
 
 def looks_like_engine_config(root: YNode | None) -> bool:

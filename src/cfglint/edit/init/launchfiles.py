@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 
-from ...deploy.extract import is_server_config
 from ...knowledge import Knowledge
 from ...knowledge.llmapi import trtllm_only
-from ...load.submission import Submission, load_file, load_yaml, looks_like_engine_config, read_file, role_from_name
+from ...load.submission import (Submission, is_server_config, load_file, load_yaml, looks_like_engine_config, read_file,
+                               role_from_name)
 from ...read.paths import display_path
 from ...read.yamlsrc import YMap
 

@@ -56,6 +56,14 @@ class Container:
     gpus: dict[str, tuple[Located | None, Located | None]] = field(default_factory=dict)
     entrypoint: bool = False       # no ``command``: the image's entrypoint runs ``args``
 
+    def gpu_count(self) -> tuple[str, Located] | None:
+        """(resource, count) the container is given: its limit, else its request."""
+        for res, (lim, req) in self.gpus.items():
+            loc = lim or req
+            if loc is not None:
+                return res, loc
+        return None
+
 
 @dataclass(slots=True)
 class Manifest:
