@@ -15,16 +15,21 @@ MISSING = object()   # a name the script has not assigned (a state of :meth:`Val
 
 class Frame(dict):
     """The journal of one branch: name -> its state before the branch changed it; ``appended``:
-    the names it extends (``X+=...``), which a loop extends an unknown number of times."""
+    the names it extends (``X+=...``), which a loop extends an unknown number of times;
+    ``options``: the body of a script's option-parsing loop (``while [[ $# -gt 0 ]]``)."""
 
-    def __init__(self):
+    def __init__(self, options: bool = False):
         super().__init__()
         self.appended: set[str] = set()
+        self.options = options
 
 _ESCAPED = re.compile(r"\\(.)", re.S)
 # a value that is a script argument ($2, ${1}): what an argument-parsing loop (while [[ $# -gt 0 ]];
 # case $1 in --model-path) MODEL="$2" ...) sets when the script is called with that option
 _POSITIONAL = re.compile(r"\$(?:\d|\{\d+\})")
+# every word of it a script argument ($1, "$@", ${2}, "$*"): what an option-parsing loop collects
+# for the engine (``*) EXTRA_ARGS+=("$1")``, ``--) ARGS=("$@")``) from the caller's command line
+_ARGUMENT_WORD = re.compile(r"\$(?:\d|\{\d+\}|@|\*|\{[@*]\})")
 
 ARGUMENT_TYPES = ("word", "number", "raw_string", "string", "concatenation", "simple_expansion", "expansion",
                   "ansi_c_string", "command_substitution", "arithmetic_expansion", "process_substitution")
@@ -354,13 +359,25 @@ class Values:
             if len(kids) == 1 and kids[0].type == "special_variable_name" and self.src(kids[0]) == "@" \
                     and self.args is not None:
                 return list(self.args)
-            if len(kids) == 1 and kids[0].type == "subscript":
+            if kids and kids[0].type == "subscript":
                 name_node = kids[0].child_by_field_name("name")
                 index = kids[0].child_by_field_name("index")
-                if name_node is not None and index is not None and self.src(index) == "@":
-                    arr = self.arrays.get(self.src(name_node))
-                    if arr is not None:
-                        return list(arr)
+                if name_node is None or index is None or self.src(index) != "@":
+                    return None
+                arr = self.arrays.get(self.src(name_node))
+                if arr is None:
+                    return None
+                if len(kids) == 1:
+                    return list(arr)
+                # ${ARR[@]+"${ARR[@]}"} (the idiom for an array that may be empty under set -u):
+                # nothing when the array is empty, else the alternate word, here the array itself
+                if self.src(kids[1]) == "+" and len(kids) == 3 and not arr:
+                    return []
+                if self.src(kids[1]) == "+" and len(kids) == 3:
+                    alt = kids[2]
+                    inner = [c for c in alt.children if c.type != '"'] if alt.type == "string" else [alt]
+                    if len(inner) == 1 and inner[0].type == "expansion":
+                        return self.splice(inner[0])
         return None
 
     def spend(self, chars: int) -> bool:

@@ -12,7 +12,8 @@ from . import gotemplate
 from .native import tree_of
 from .positions import _MappedPositions, _Piece
 from .script import Command, WrittenFile, Word
-from .values import ARGUMENT_TYPES, MAX_CALL_DEPTH, MAX_CHARS, MAX_WORDS, Frame, Values, _plain_name, bounded
+from .values import (ARGUMENT_TYPES, MAX_CALL_DEPTH, MAX_CHARS, MAX_WORDS, _ARGUMENT_WORD, Frame, Values, _plain_name,
+                     bounded)
 
 BRANCH_DEPTH = 32   # branches nested deeper are read as before: what they assign is not known statically
 # a literal `for` loop of at most UNROLL values is read once per value, its variable bound to it
@@ -89,7 +90,8 @@ class Walker(Values):
             return
         if t in ("while_statement", "c_style_for_statement", "until_statement") or (
                 t == "list" and any(c.type == "||" for c in node.children)):
-            self.branches([list(node.children)], False, repeat, loop_span, loop=t != "list")
+            self.branches([list(node.children)], False, repeat, loop_span, loop=t != "list",
+                          options=self.option_loop(node))
             return
         for child in node.children:
             self.visit(child, repeat, loop_span, certain)
@@ -167,8 +169,18 @@ class Walker(Values):
         exhaustive = any(g[0].type == "else_clause" for g in groups if g)
         self.branches(groups, exhaustive, repeat, loop_span)
 
+    def option_loop(self, node) -> bool:
+        """Whether ``node`` is a script's option-parsing loop: a ``while`` / ``until`` whose condition
+        reads the script's arguments (``[[ $# -gt 0 ]]``, ``[ -n "$1" ]``). Run as published, with no
+        arguments, its body does not run."""
+        if node.type not in ("while_statement", "until_statement"):
+            return False
+        cond = node.child_by_field_name("condition")
+        text = self.src(cond) if cond is not None else ""
+        return "$#" in text or "${#" not in text and ("$1" in text or "${1" in text)
+
     def branches(self, groups: list[list], exhaustive: bool, repeat: int, loop_span: Span | None,
-                 loop: bool = False) -> None:
+                 loop: bool = False, options: bool = False) -> None:
         """Read each group of statements as one branch of a choice: each starts from the state
         before it; after them, every name a branch changed holds what :meth:`Values.merge` makes
         of the branches' values (and of the one before, unless the branches are ``exhaustive``).
@@ -182,7 +194,7 @@ class Walker(Values):
         outcomes: list[dict[str, tuple]] = []
         names: dict[str, None] = {}
         for group in groups:
-            self.frames.append(Frame())
+            self.frames.append(Frame(options))
             if loop:
                 self.loops.append(self.frames[-1])
             try:
@@ -227,6 +239,9 @@ class Walker(Values):
         if name_node.type == "subscript":
             return  # arr[3]=x: not followed
         append = any(c.type == "+=" for c in node.children)
+        if value_node is not None and value_node.type == "array" and self.loops and self.loops[-1].options \
+                and self.caller_words(value_node):
+            return   # the caller's options, collected for the engine: none when run as published
         certain = certain or bool(self.frames)   # in a branch: certain until the branch ends (branches)
         self.touch(name)
         if append and self.frames:
@@ -274,6 +289,12 @@ class Walker(Values):
             if self.frames:   # exported on some runs only: the environment it leaves is not known statically
                 word = Word(word.text, word.raw, word.span, False)
             self.exported[name] = word
+
+    def caller_words(self, array) -> bool:
+        """Whether every element of the array literal ``array`` is one of the script's arguments
+        (``"$1"``, ``"$@"``, ``${2}``): in an option-parsing loop, options the caller passes on."""
+        items = [c for c in array.named_children if c.type != "comment"]
+        return bool(items) and all(_ARGUMENT_WORD.fullmatch(self.src(c).strip('"')) for c in items)
 
     def assign_alternatives(self, name: str, node, kind: str, options: list, certain: bool) -> None:
         """``X="$X more"`` / ``X=("${X[@]}" more)`` (or any new value) of a name the branches
