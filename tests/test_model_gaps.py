@@ -63,3 +63,18 @@ def test_deepseek_r1_weights_do_not_fit_eight_h100s(tmp_path):
     replace_once(d / "submission.yaml", "accelerator: H200", "accelerator: H100")
     (msg,) = [f[4] for f in only(lint(d), "MEM001")]
     assert "deepseek-ai/DeepSeek-R1 (FP8" in msg and "need ~79.7 GiB per GPU at TP 8 but H100 leaves 73.6 GiB" in msg
+
+
+def test_a_local_directory_named_for_no_checkpoint_says_so(tmp_path):
+    # corpus 053: --model-path /models/Qwen3 (a family, not a checkpoint; its PVC is not in the file)
+    shared("corpus")
+    src = next((SHARED / "corpus").glob("053-*/*.yaml"))
+    parts = [p for p in _parts(src) if p.startswith("model-dependent checks")]
+    assert parts and all("'/models/Qwen3' is not in the knowledge base: it is a local directory named for no "
+                         "checkpoint cfglint holds" in p for p in parts)
+    # the directory named after its checkpoint: read as that model, no gap
+    changed = tmp_path / src.name
+    text = src.read_text(encoding="utf-8")
+    assert text.count("- /models/Qwen3\n") == 2
+    changed.write_text(text.replace("- /models/Qwen3\n", "- /models/Qwen3-8B\n"), encoding="utf-8")
+    assert not any(p.startswith("model-dependent checks") for p in _parts(changed))

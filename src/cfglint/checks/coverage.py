@@ -60,6 +60,15 @@ def _model_gap(ctx: Context, value: str, span, p=None) -> None:
         from ..knowledge.hfcache import refused
 
         why = refused(value)
+        if value.startswith(("/", "./", "../", "~")) and not why:
+            # a local directory: its last part names no checkpoint cfglint knows (/models/Qwen3 names
+            # a family; /models/Qwen3-8B would name one), and its config.json is not in the linted tree
+            ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
+                            f"model '{value}' is not in the knowledge base: it is a local directory named for no "
+                            f"checkpoint cfglint holds, and its config.json is not in the linted tree; a directory "
+                            f"named after its checkpoint (such as /models/Qwen3-8B) is read as that model, or add "
+                            f"it with --knowledge", span)
+            return
         ctx.not_checked("model-dependent checks (attention heads, context length, parser family, MoE kernels)",
                         f"model '{value}' is not in the knowledge base" + (f", and {why}" if why else "")
                         + "; add it with --knowledge", span)
