@@ -78,3 +78,23 @@ def test_a_local_directory_named_for_no_checkpoint_says_so(tmp_path):
     assert text.count("- /models/Qwen3\n") == 2
     changed.write_text(text.replace("- /models/Qwen3\n", "- /models/Qwen3-8B\n"), encoding="utf-8")
     assert not any(p.startswith("model-dependent checks") for p in _parts(changed))
+
+
+def test_an_llm_config_container_with_no_command_takes_the_presets_command(tmp_path):
+    # corpus 071: the KServe LLMInferenceServiceConfig's main containers set no command; KServe merges
+    # them over the well-known presets (and spec.baseRefs), whose command is not in the file
+    shared("corpus")
+    src = next((SHARED / "corpus").glob("071-*/*.yaml"))
+    parts = [p for p in _parts(src) if p.startswith("every launch check for container main")]
+    assert len(parts) == 2 and all("it sets no command: KServe merges it over the LLMInferenceServiceConfig "
+                                   "presets" in p for p in parts)
+    # the decode container given its own command: read as the launch it is (its flags checked)
+    text = src.read_text(encoding="utf-8")
+    old = "      - name: main\n        image: ghcr.io/llm-d/llm-d-cuda:v0.9.0\n"
+    assert text.count(old) == 1
+    changed = tmp_path / src.name
+    changed.write_text(text.replace(old, old + "        command: [vllm, serve, /mnt/models, --bogus-flag]\n"),
+                       encoding="utf-8")
+    findings = lint_paths([str(changed)]).findings
+    assert any(f.rule_id == "FLG001" and "--bogus-flag" in f.message for f in findings)
+    assert len([p for p in _parts(changed) if "it sets no command" in p]) == 1   # the prefill one

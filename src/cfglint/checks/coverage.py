@@ -37,6 +37,10 @@ LAUNCHERS_HINT = ("sglang serve, python3 -m sglang.launch_server, python3 -m sgl
 # is, the (LLM)InferenceService using the runtime or config says (its storageUri / spec.model.uri)
 _KSERVE_RUNTIMES = {"ServingRuntime", "ClusterServingRuntime", "LLMInferenceServiceConfig", "LLMInferenceService",
                     "InferenceService"}
+# KServe LLM kinds whose containers are merged over well-known presets and spec.baseRefs
+# (KServe docs, "LLMInferenceService Configuration Guide", Composition Merge Order: the well-known configs
+# are injected by workload pattern, then spec.baseRefs merge in order, then the spec itself)
+_KSERVE_LLM = {"LLMInferenceServiceConfig", "LLMInferenceService"}
 _MODEL_PLACEHOLDER = re.compile(r"(^|/)(your[-_.\w]*|<[^<>]+>|x{3,}|\.\.\.)(/|$)|/path/to/", re.I)
 
 
@@ -192,6 +196,13 @@ def _container_gaps(ctx: Context) -> None:
                 continue
             runs = _shortened(" ".join(" ".join(w.text for w in cmd.words[:4]).split())) \
                 or f"the entrypoint of {c.image.value if c.image else '?'}"
+            if not cmd.words and c.group.kind in _KSERVE_LLM:
+                ctx.not_checked(f"every launch check for container {c.name or '?'} of {c.group.kind} {c.group.name}",
+                                f"it sets no command: KServe merges it over the LLMInferenceServiceConfig presets "
+                                f"(the well-known kserve-config-llm-template / -decode-template / -prefill-template "
+                                f"for its workload, or its spec.baseRefs), whose command is not in this file",
+                                cmd.span)
+                continue
             ctx.not_checked(f"every launch check for container {c.name or '?'} of {c.group.kind} {c.group.name}".rstrip(),
                             f"it is given accelerators but starts no engine launch cfglint recognises (it runs {runs}; "
                             f"known launchers: {LAUNCHERS_HINT})", cmd.words[0].span if cmd.words else cmd.span)
