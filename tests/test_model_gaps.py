@@ -86,8 +86,8 @@ def test_an_llm_config_container_with_no_command_takes_the_presets_command(tmp_p
     shared("corpus")
     src = next((SHARED / "corpus").glob("071-*/*.yaml"))
     parts = [p for p in _parts(src) if p.startswith("every launch check for container main")]
-    assert len(parts) == 2 and all("it sets no command: KServe merges it over the LLMInferenceServiceConfig "
-                                   "presets" in p for p in parts)
+    assert len(parts) == 2 and all("it sets no command, so it starts no engine launch of its own: KServe merges it "
+                                   "over the LLMInferenceServiceConfig presets" in p for p in parts)
     # the decode container given its own command: read as the launch it is (its flags checked)
     text = src.read_text(encoding="utf-8")
     old = "      - name: main\n        image: ghcr.io/llm-d/llm-d-cuda:v0.9.0\n"

@@ -198,7 +198,8 @@ def _container_gaps(ctx: Context) -> None:
                 or f"the entrypoint of {c.image.value if c.image else '?'}"
             if not cmd.words and c.group.kind in _KSERVE_LLM:
                 ctx.not_checked(f"every launch check for container {c.name or '?'} of {c.group.kind} {c.group.name}",
-                                f"it sets no command: KServe merges it over the LLMInferenceServiceConfig presets "
+                                f"it sets no command, so it starts no engine launch of its own: KServe merges it over the "
+                                f"LLMInferenceServiceConfig presets "
                                 f"(the well-known kserve-config-llm-template / -decode-template / -prefill-template "
                                 f"for its workload, or its spec.baseRefs), whose command is not in this file",
                                 cmd.span)
