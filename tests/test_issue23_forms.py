@@ -532,14 +532,25 @@ def test_trtllm_serve_with_its_serve_subcommand_written_out_takes_the_model_afte
     """Corpus 015 (AIBrix): `trtllm-serve serve /models/$MODEL`; the explicit serve subcommand
     was read as the model ('serve' is not in the knowledge base). The control, the word
     removed, reads the same model."""
+    from cfglint.deploy.extract import extract
+    from cfglint.knowledge import knowledge
+    from cfglint.load.submission import load_loose_file
+
+    def models(path: Path) -> list:
+        sub = load_loose_file(str(path))
+        procs = extract(knowledge(), sub.manifest, sub.launches, sub.configs).engine_processes()
+        return [(p.launcher, p.settings["model"].value) for p in procs]
+
     d = _corpus_copy("015-aibrix-tensorrt-tensor-rt-pd", tmp_path)
     path = d / "tensor-rt-pd.yaml"
     notes = " ".join(f.message for f in lint_paths([str(path)]).findings if f.rule_id == "COV001")
-    assert "model 'serve'" not in notes and "trtllm-serve" in notes
+    assert "model 'serve'" not in notes
+    assert models(path) == [("trtllm-serve", "/models/Qwen3-8B")] * 2
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("trtllm-serve serve /models/$MODEL", "trtllm-serve /models/$MODEL"), encoding="utf-8")
     again = " ".join(f.message for f in lint_paths([str(path)]).findings if f.rule_id == "COV001")
     assert "model 'serve'" not in again and again.count("not checked") == notes.count("not checked")
+    assert models(path) == [("trtllm-serve", "/models/Qwen3-8B")] * 2
 
 
 # -- 5. COV001 is honest and rare: launch forms read at their cause ------------------------------

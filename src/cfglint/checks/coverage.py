@@ -132,8 +132,9 @@ def _launch_gaps(ctx: Context) -> None:
                         f"launcher '{loc.value}' not recognised ({why})", loc.span)
     for p in ctx.deployment.engine_processes():
         for setting in sorted(p.unknown):
-            if setting in p.mistyped:
-                continue   # a mistyped flag: FLG001 reports it, with what it leaves unknown
+            if setting in p.mistyped or setting in p.edited:
+                continue   # a mistyped flag: FLG001 reports it, with what it leaves unknown; an edited
+                # config value: the note on its config below names it
             span = p.unresolved_at.get(setting, p.span)
             why = ("the flag that sets it is given on some runs only (in a branch of the script, or in a Go "
                    "template {{ if }} block), so its value is not known") if setting in p.conditional else \
@@ -148,20 +149,28 @@ def _launch_gaps(ctx: Context) -> None:
         for ref in p.missing_configs:
             beside = isinstance(ref.value, str) and "$" not in ref.value and \
                 os.path.isfile(os.path.join(ctx.sub.root, ref.value))
-            written = any(c.written_by and os.path.normpath(str(ref.value)) == c.path for c in ctx.sub.configs)
+            written = next((c for c in ctx.sub.configs if c.written_by and os.path.normpath(str(ref.value)) == c.path
+                            and (c.written_in is None or c.written_in is p.pod)), None)
             if beside and ctx.sub.has_manifest:
                 why = "the engine config is in the submission directory but the manifest does not list it (files.configs)"
             elif beside:
                 why = ("a launch linted on its own is read without its engine config: list both in a "
                        "submission.yaml (files.launch, files.configs) to check them together")
-            elif written:
-                why = "the script writes it with a heredoc that expands shell values known only at run time"
+            elif written is not None:
+                why = written.unread or "the YAML the script writes there cannot be parsed (IO001 says where)"
             elif isinstance(ref.value, str) and "$" in ref.value:
                 why = ("the config path is a shell value not known statically (set in a branch, by a command, "
                        "or at run time)")
             else:
                 why = "the engine config is referenced but not published with the submission"
             ctx.not_checked(f"settings in {ref.value} ({p.launcher})", why, ref.span)
+        for cfg in p.configs:
+            by_why: dict[str, list] = {}
+            for path, span, why in cfg.unknown:
+                by_why.setdefault(why, []).append((path, span))
+            for why, keys in by_why.items():
+                names = ", ".join(".".join(str(k) for k in path) for path, _span in keys)
+                ctx.not_checked(f"settings {names} in {cfg.path} ({p.launcher})", why, keys[0][1])
 
 
 def _shortened(text: str, limit: int = 80) -> str:

@@ -82,6 +82,9 @@ class Process:
     # settings given by a flag present on some runs only (a branch's assignment, a template {{ if }}):
     # in ``unknown`` too; COV001 says why
     conditional: set[str] = field(default_factory=set)
+    # settings a config's key gives whose value the launch script puts in at run time (ConfigFile.unknown):
+    # in ``unknown`` too; COV001 names the keys and the edit, per config
+    edited: set[str] = field(default_factory=set)
     # setting -> (the flag the launch gives, the known flag it is close to): a flag no release of the
     # launcher has, one letter or two from a flag that sets a setting (--tensor-paralel-size); the
     # setting is unknown (in ``unknown``) and FLG001 reports it once, at that flag
@@ -267,12 +270,13 @@ class _Adapter:
         """Option strings that take no value, from the flag registries (:meth:`registries`)."""
         return set().union(*(reg.no_value_options for reg in self.registries(proc)))
 
-    def find_config(self, ref: str) -> ConfigFile | None:
-        """The config a flag names: the exact path first (a heredoc the script writes there wins),
-        then a published file of the same name."""
+    def find_config(self, ref: str, container: object = None) -> ConfigFile | None:
+        """The config a flag names: the exact path first (a heredoc the script writes there wins;
+        one a Kubernetes container's script writes is seen by that ``container`` only), then a
+        published file of the same name."""
         norm = os.path.normpath(ref)
         for cfg in self.configs:
-            if cfg.path == norm:
+            if cfg.path == norm and (cfg.written_in is None or cfg.written_in is container):
                 return cfg
         base = os.path.basename(ref)
         for cfg in self.configs:
@@ -410,7 +414,7 @@ class _Adapter:
                                  Located(value.text, value.span) if value is not None and value.static else None, "cli",
                                  value is not None and not value.static))
             if name in config_flags and value is not None:
-                cfg = self.find_config(value.text)
+                cfg = self.find_config(value.text, cmd.origin)
                 if cfg is not None:
                     cfg.used_by += 1
                 if cfg is not None and cfg.root is not None:
@@ -538,9 +542,26 @@ class _Adapter:
         if not isinstance(root, YMap):
             return
         spec = self.engines.get(proc.engine or "", {})
-        if spec.get("config_keys") == "llm_api" or proc.engine == "trtllm":
+        llm_api = spec.get("config_keys") == "llm_api" or proc.engine == "trtllm"
+        for path, span, _why in cfg.unknown:   # a value the script puts in at run time
+            if llm_api:
+                settings = [st for st, p in (self.engines.get("trtllm", {}).get("llm_api_keys") or {}).items()
+                            if tuple(p[:len(path)]) == path]
+            else:
+                flag = "--" + str(path[0]).replace("_", "-")
+                settings = [st for st in [_flag_table([spec]).get(flag)] if st] if len(path) == 1 else []
+            for setting in settings:
+                if not llm_api and setting in proc.settings:
+                    continue   # the command line wins over an SGLang / vLLM config
+                proc.settings.pop(setting, None)
+                proc.unknown.add(setting)
+                proc.edited.add(setting)
+                proc.unresolved_at.setdefault(setting, span)
+        if llm_api:
             proc.flag_names.update(k.value for k, _ in root.items if isinstance(k.value, str))
             for setting, path in (self.engines.get("trtllm", {}).get("llm_api_keys") or {}).items():
+                if setting in proc.edited:
+                    continue
                 node = walk_path(root, tuple(path))
                 if isinstance(node, YScalar) and node.value is not None:
                     proc.settings[setting] = Located(node.value, node.span)

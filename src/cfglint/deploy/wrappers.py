@@ -230,6 +230,7 @@ def shell_string_commands(word: Word, errors: list[Span] | None = None) -> list[
     parts keep their ``$NAME`` text, which the inner parse sees as unknown values.
     """
     from ..read.shell import ParserCrash, parse_shell
+    from ..read.shell.positions import PlacedText
 
     if not word.text.strip():
         return []
@@ -241,25 +242,11 @@ def shell_string_commands(word: Word, errors: list[Span] | None = None) -> list[
     except ParserCrash:
         return []
     s = word.span
-    where = word.where if word.where is not None and len(word.where) == len(text) else None
-    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"] if where is not None else []
-
-    def placed(sp: Span) -> Span:
-        """``sp`` (in the string) placed by the positions of the string's characters."""
-        def at(line: int, col: int) -> int:
-            if not 1 <= line <= len(starts):
-                return -1
-            return starts[line - 1] + col - 1
-        a, b = at(sp.line, sp.col), at(sp.end_line, sp.end_col)
-        if where is None or not 0 <= a < len(where) or b <= a:
-            return s
-        b = min(b, len(where))
-        (l1, c1), (l2, c2) = where[a], where[b - 1]
-        return Span(s.path, l1, c1, l2, c2 + 1)
+    where = PlacedText(text, word.where, s) if word.where is not None and len(word.where) == len(text) else None
 
     def move(sp: Span) -> Span:
         if where is not None:
-            return placed(sp)
+            return where.span(sp)
         if quote is None or word.where is not None:  # not placed character by character: the word's span
             return s
 

@@ -8,6 +8,7 @@ SUB002 (named file missing or outside the submission).
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import field
@@ -19,12 +20,16 @@ from ..model import Finding, Span, record
 from ..read.argsfile import parse_args_file
 from ..read.paths import display_path, printable
 from ..read.safeio import inside, lexists, real_path, resolving
+from ..read.k8s.command import is_script
 from ..read.shell import Command, ParserCrash, ShellScript, parse_shell
+from ..read.shell.positions import PlacedText
 from ..read.textfile import MAX_BYTES, NotText, ReadError, TextFile, read_text
 from ..read.yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, MAX_NODES, YamlError, YMap, YNode, YScalar,
-                            foreign_tags, holds, key_span, nodes, parse_yaml, parse_yaml_all, to_python, walk_path)
+                            YSeq, foreign_tags, holds, key_span, nodes, parse_yaml, parse_yaml_all, to_python,
+                            walk_path)
 from ..schema.validation import validate, validator
 from .discover import MANIFEST, serving_candidates
+from .edits import Edited, edited
 
 
 ROLES_BY_NAME = (
@@ -43,6 +48,11 @@ class ConfigFile:
     role: str | None = None       # declared in the manifest's files.configs entry
     used_by: int = 0
     written_by: str | None = None  # the launch script that writes it with a heredoc (display path)
+    written_in: object = None      # the Kubernetes container whose script writes it (read.k8s.Container)
+    unread: str | None = None      # written by a script, its text not known statically (root None): why
+    # keys whose value the script puts in at run time (load.edits), taken out of ``root``: (key path,
+    # where the value is written, why it is not known)
+    unknown: list[tuple[tuple, Span, str]] = field(default_factory=list)
     # linted on its own: the engine whose --config file its keys make it (knowledge.configkeys)
     engine: str | None = None
 
@@ -429,6 +439,7 @@ def load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy:
             if pod_role is None and role is None and cmds and cmds[0].origin is not None:
                 pod_role = role_from_name(cmds[0].origin.group.name)
             sub.launches.append((tf.display, ShellScript(commands=cmds), pod_role or role, False))
+        _container_configs([cmd for cmd, _role in manifest.commands], tf, sub)
         return
     if len(docs) > 1:  # as parse_yaml reports it
         sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: expected one YAML document, found {len(docs)}",
@@ -479,43 +490,172 @@ def load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Su
 
 
 MAX_WRITTEN_CONFIGS = 64  # engine configs per submission (heredocs included): more is no launch
+MAX_SCRIPTS = 64          # container scripts (bash -c) of one manifest read for the configs they write
+EXPANDS = "the script writes it with a heredoc that expands shell values known only at run time"
 
 
-def _shift_span(span: Span, lines: int) -> Span:
-    return Span(span.path, span.line + lines, span.col, span.end_line + lines, span.end_col)
+class _Placer:
+    """Spans of a YAML parsed from a heredoc's body (edited by load.edits) -> spans in the file:
+    each character back to its place in the body (``origin``), the body's lines to the script's
+    (the body starts at line ``line``), and the script's characters to the file's (``placed``: a
+    Kubernetes container's ``bash -c`` string, placed in its manifest; None: the script is the file)."""
+
+    def __init__(self, text: str, origin: list[int] | None, body: str, line: int, placed: PlacedText | None,
+                 display: str):
+        self.text_starts = _line_starts(text)
+        self.body_starts = _line_starts(body)
+        self.origin, self.line, self.placed, self.display = origin, line, placed, display
+
+    @staticmethod
+    def _offset(starts: list[int], line: int, col: int) -> int:
+        return starts[min(max(line, 1), len(starts)) - 1] + col - 1
+
+    def body_point(self, offset: int) -> tuple[int, int]:
+        """(line, column) in the script of character ``offset`` of the body."""
+        i = bisect.bisect_right(self.body_starts, offset) - 1
+        return self.line + i, offset - self.body_starts[i] + 1
+
+    def of_body(self, a: int, b: int) -> Span:
+        """The span of the body's characters [a, b) in the file."""
+        l1, c1 = self.body_point(a)
+        l2, c2 = self.body_point(max(b, a))
+        span = Span(self.display, l1, c1, l2, c2)
+        return self.placed.span(span) if self.placed is not None else span
+
+    def body_range(self, span: Span) -> tuple[int, int]:
+        """Body offsets [a, b) of a span of the edited text."""
+        a = self._offset(self.text_starts, span.line, span.col)
+        b = self._offset(self.text_starts, span.end_line, span.end_col)
+        if self.origin is None:
+            return a, b
+        n = len(self.origin)
+        oa = self.origin[a] if a < n else (self.origin[-1] + 1 if n else 0)
+        ob = self.origin[b - 1] + 1 if a < b <= n else oa
+        return oa, max(ob, oa)
+
+    def __call__(self, span: Span) -> Span:
+        return self.of_body(*self.body_range(span))
+
+    def of_script(self, span: Span) -> Span:
+        """A span of the script (a command of it) in the file."""
+        span = Span(self.display, span.line, span.col, span.end_line, span.end_col)
+        return self.placed.span(span) if self.placed is not None else span
 
 
-def _shifted(root: YNode | None, lines: int) -> YNode | None:
-    """``root`` parsed from a heredoc body, its spans moved down ``lines`` lines (to the
-    script's lines). Nodes shared through YAML aliases move once."""
+def _line_starts(text: str) -> list[int]:
+    return [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+
+def _moved(root: YNode | None, place) -> YNode | None:
+    """``root`` with every span moved by ``place``. Nodes shared through YAML aliases move once."""
     for n in nodes(root):
-        n.span = _shift_span(n.span, lines)
+        n.span = place(n.span)
     return root
 
 
-def _written_configs(script: ShellScript, tf: TextFile, sub: Submission) -> None:
+def _run_time_value(shown: str, where: Span) -> str:
+    return f"the script edits it at run time (line {where.line}: {shown}), putting in a value known only at run time"
+
+
+def _at_run_time(root: YNode | None, ed: Edited, place: _Placer) -> list[tuple[tuple, Span, str]] | None:
+    """The values of ``root`` (spans still in the edited text) a run-time replacement writes
+    (``ed.unknown``), taken out of their mappings: (key path, span in the file, why) each; None when
+    one falls anywhere else than inside a scalar value of a mapping (a key, a list item, a comment)."""
+    if not ed.unknown:
+        return []
+    items: list[tuple[tuple, YMap, YScalar, YScalar, tuple[int, int]]] = []
+    keys: list[tuple[int, int]] = []
+    stack: list[tuple[tuple, YNode]] = [((), root)] if root is not None else []
+    seen: set[int] = set()
+    while stack:
+        path, n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, YMap):
+            for k, v in n.items:
+                keys.append(place.body_range(k.span))
+                if isinstance(v, YScalar):
+                    items.append(((*path, k.value), n, k, v, place.body_range(v.span)))
+                else:
+                    stack.append(((*path, k.value), v))
+        elif isinstance(n, YSeq):
+            stack.extend(((*path, i), item) for i, item in enumerate(n.items) if not isinstance(item, YScalar))
+            if any(isinstance(item, YScalar) for item in n.items):
+                keys += [place.body_range(item.span) for item in n.items if isinstance(item, YScalar)]
+    out: dict[int, tuple[tuple, YMap, YScalar, YScalar, str, Span]] = {}
+    for u1, u2, cmd, cmd_span in ed.unknown:
+        hit = next((it for it in items if it[4][0] <= u1 and u2 <= it[4][1]), None)
+        if hit is None or any(a < u2 and u1 < b for a, b in keys):
+            return None
+        why = _run_time_value(cmd, place.of_script(cmd_span))
+        out.setdefault(id(hit[3]), (*hit[:4], why, place(hit[3].span)))
+    found = []
+    for path, parent, k, v, why, span in out.values():
+        parent.items = [(a, b) for a, b in parent.items if b is not v]
+        found.append((path, span, why))
+    return found
+
+
+def _written_configs(script: ShellScript, tf: TextFile, sub: Submission, placed: PlacedText | None = None,
+                     container: object = None) -> None:
     """Engine YAML a launch script writes with a heredoc (``cat <<EOF > extra.yaml``): an
-    engine config at that path, parsed with positions inside the heredoc (the script's lines),
-    used when a flag names the path. A heredoc that expands a shell value inside stays
-    unreadable (root None): a flag naming it is reported as not checked."""
+    engine config at that path, parsed with positions inside the heredoc (the script's lines; a
+    Kubernetes container's script: the manifest's, by ``placed``), used when a flag names the path,
+    after the edits the script makes to it later (load.edits: ``sed -i s/__X__/$X/`` applied). A
+    heredoc that expands a shell value inside, or a file the script edits in a way not read, stays
+    unreadable (root None, ``unread`` says why): a flag naming it is reported as not checked."""
     for wf in script.files:
         if wf.path is None or not wf.path.lower().endswith((".yaml", ".yml")):
             continue
         root = None
         if len(sub.configs) >= MAX_WRITTEN_CONFIGS:
             break
+        path = os.path.normpath(wf.path)
+        unread, unknown = None if wf.static else EXPANDS, []
         if wf.static:
-            try:
-                root = _shifted(parse_yaml(wf.text, tf.display), wf.line - 1)
-            except YamlError as err:
-                span = _shift_span(err.span, wf.line - 1) if err.span is not None else wf.span
-                sub.findings.append(Finding("IO001", f"cannot parse the YAML {tf.display} writes to {wf.path}: {err}",
-                                            span))
+            ed = edited(wf, script, path)
+            place = _Placer(ed.text, ed.origin, wf.text, wf.line, placed, tf.display)
+            if ed.opaque is not None:
+                what, shown, where = ed.opaque
+                unread = f"the script {what} (line {place.of_script(where).line}: {shown})"
             else:
-                _report(root, tf.display, sub)
-                _same_value_duplicates(sub, tf.display)
-        sub.configs.append(ConfigFile(path=os.path.normpath(wf.path), display=tf.display, root=root,
-                                      written_by=tf.display))
+                try:
+                    root = parse_yaml(ed.text, tf.display)
+                except YamlError as err:
+                    span = place(err.span) if err.span is not None else place.of_script(wf.span)
+                    sub.findings.append(Finding("IO001", f"cannot parse the YAML {tf.display} writes to {wf.path}: {err}",
+                                                span))
+                else:
+                    found = _at_run_time(root, ed, place)
+                    if found is None:
+                        root, unread = None, _run_time_value(ed.unknown[0][2], place.of_script(ed.unknown[0][3]))
+                    else:
+                        unknown = found
+                        root = _moved(root, place)
+                        _report(root, tf.display, sub)
+                        _same_value_duplicates(sub, tf.display)
+        sub.configs.append(ConfigFile(path=path, display=tf.display, root=root, written_by=tf.display,
+                                      written_in=container, unread=unread, unknown=unknown))
+
+
+def _container_configs(cmds: list[Command], tf: TextFile, sub: Submission) -> None:
+    """Engine YAML the ``bash -c`` scripts of a manifest's containers write with a heredoc (see
+    :func:`_written_configs`), each seen by its own container only, placed in the manifest."""
+    scripts = 0
+    for cmd in cmds:
+        texts = [w.text for w in cmd.words]
+        for i, w in enumerate(cmd.words):
+            if not is_script(texts, i) or "<<" not in w.text or not w.where or len(w.where) != len(w.text):
+                continue
+            scripts += 1
+            if scripts > MAX_SCRIPTS or len(sub.configs) >= MAX_WRITTEN_CONFIGS:
+                return
+            try:
+                script = parse_shell(w.text, tf.display)
+            except ParserCrash:
+                continue   # its commands are not read either (deploy.wrappers): nothing to say twice
+            _written_configs(script, tf, sub, PlacedText(w.text, w.where, w.span), cmd.origin)
 
 
 def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = None,

@@ -144,3 +144,28 @@ class _MappedPositions:
 
     def span(self, node) -> Span:
         return _span_of(self.pieces, self._char(node.start_byte), self._char(node.end_byte), self.starts)
+
+
+class PlacedText:
+    """Spans inside a text that comes from elsewhere (a ``bash -c`` string of a Kubernetes
+    manifest) placed in its file: ``where`` holds the (line, column) of each character of
+    ``text`` (:attr:`Word.where`); a span that cannot be placed is ``fallback``."""
+
+    def __init__(self, text: str, where: list[tuple[int, int]], fallback: Span):
+        self.where = where
+        self.fallback = fallback
+        self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+    def _at(self, line: int, col: int) -> int:
+        if not 1 <= line <= len(self.starts):
+            return -1
+        return self.starts[line - 1] + col - 1
+
+    def span(self, sp: Span) -> Span:
+        """``sp`` (1-based lines and columns of the text, end exclusive) in the file."""
+        a, b = self._at(sp.line, sp.col), self._at(sp.end_line, sp.end_col)
+        if not 0 <= a < len(self.where) or b <= a:
+            return self.fallback
+        b = min(b, len(self.where))
+        (l1, c1), (l2, c2) = self.where[a], self.where[b - 1]
+        return Span(self.fallback.path, l1, c1, l2, c2 + 1)

@@ -172,6 +172,20 @@ class WrittenFile:
     line: int
     span: Span          # the destination word (or the command when unknown)
     static: bool = True
+    after: int = 0      # how many commands the script ran before it: the ones after may edit the file
+    append: bool = False  # written with >> (added to what the file holds)
+
+
+@record
+class Redirect:
+    """A command's output written to a file (``echo x >> f``, ``envsubst < t > f``): the
+    file's path as the script names it (None when not known statically), the redirection
+    operator, how many commands the script ran before, and where the redirection is."""
+
+    path: str | None
+    op: str
+    after: int
+    span: Span
 
 
 @record
@@ -180,6 +194,7 @@ class ShellScript:
     errors: list[Span] = field(default_factory=list)
     text: list[Span] = field(default_factory=list)  # text for a reader (echo/help/comments): text.py
     files: list[WrittenFile] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)   # output written to files, heredocs aside
 
 
 class ParserCrash(Exception):

@@ -11,7 +11,7 @@ from ...model import Located, Span
 from . import gotemplate
 from .native import tree_of
 from .positions import _MappedPositions, _Piece
-from .script import Command, WrittenFile, Word
+from .script import Command, Redirect, WrittenFile, Word
 from .values import (ARGUMENT_TYPES, MAX_CALL_DEPTH, MAX_CHARS, MAX_WORDS, _ARGUMENT_WORD, Frame, Values, _plain_name,
                      bounded)
 
@@ -346,40 +346,63 @@ class Walker(Values):
         return Word(text, self.src(node), self.pos.span(node), static)
 
     def heredoc(self, node) -> None:
-        """``cat <<EOF > f``, ``cat > f <<'EOF'``, ``tee f <<EOF``: the file ``f`` and its text."""
+        """``cat <<EOF > f``, ``cat > f <<'EOF'``, ``tee f <<EOF``: the file ``f`` and its text;
+        any other output written to a file (``echo x >> f``) is kept as a :class:`Redirect`."""
         body_cmd = node.child_by_field_name("body")
         heredoc = dest = None
+        op = ""
+        redirects = []
         stack = list(node.children)
         while stack:
             c = stack.pop(0)
             if c.type == "heredoc_redirect":
                 heredoc = c
                 stack.extend(c.children)
-            elif c.type == "file_redirect" and dest is None:
-                op = c.children[0].type if c.children else ""
+            elif c.type == "file_redirect":
+                first = c.children[0].type if c.children else ""
                 target = c.child_by_field_name("destination")
-                if op in (">", ">>", ">|") and target is not None:
-                    dest = target
+                if first in (">", ">>", ">|", "&>", "&>>") and target is not None:
+                    redirects.append((first, target, c))
+                    if dest is None and first in (">", ">>", ">|"):
+                        dest, op = target, first
         if heredoc is None or body_cmd is None or body_cmd.type != "command":
+            self.record_redirects(redirects)
             return
         name = body_cmd.child_by_field_name("name")
         program = self.src(name) if name is not None else ""
         if program == "tee" or program.endswith("/tee"):
             args = [c for c in body_cmd.children_by_field_name("argument") if not self.src(c).startswith("-")]
             dest = args[0] if args else dest
+            op = ">>" if any(self.src(c) in ("-a", "--append") for c in body_cmd.children_by_field_name("argument")) \
+                else ">"
         elif program not in ("cat", "/bin/cat", "/usr/bin/cat"):
+            self.record_redirects(redirects)
             return
         body = next((c for c in heredoc.children if c.type == "heredoc_body"), None)
         start = next((c for c in heredoc.children if c.type == "heredoc_start"), None)
         if body is None or start is None or dest is None:
+            self.record_redirects(redirects)
             return
         quoted = any(q in self.src(start) for q in "'\"\\")
         text = self.src(body)
+        line_start = self.data.rfind(b"\n", 0, body.start_byte) + 1
+        indent = self.data[line_start:body.start_byte]
+        if indent and not indent.strip(b" \t") and not any(c.type == "<<-" for c in heredoc.children):
+            # the parser starts the body at its first line's first word: that line's indentation is
+            # the body's too (bash strips leading tabs only for <<-)
+            text = indent.decode("utf-8", "replace") + text
         static = quoted or not re.search(r"[$`]", text)
         target = self.word(dest)
         line = self.pos.span(body).line
         self.script.files.append(WrittenFile(target.text if target.static else None, text, line,
-                                             target.span, static))
+                                             target.span, static, len(self.script.commands), op == ">>"))
+
+    def record_redirects(self, found: list) -> None:
+        """Output redirected to files (operator, destination node, redirect node), as :class:`Redirect`."""
+        for op, target, node in found:
+            word = self.word(target)
+            self.script.redirects.append(Redirect(word.text if word.static else None, op,
+                                                  len(self.script.commands), self.pos.span(node)))
 
     def command(self, node, repeat: int, loop_span: Span | None, certain: bool = True) -> None:
         words: list[Word] = []
