@@ -7,11 +7,14 @@ it never passes without checking."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from cfglint.knowledge import knowledge
 from cfglint.lint import lint_paths
-from support import copy_submission, lint, only, replace_once
+from support import copy_submission, lint, only, replace_once, shared
 
 DSV32_VLLM = "recipes/vllm-deepseek-v3.2-h20-tp8-parsers"
 DSV4_H200 = "artificial-analysis/deepseek-v4-pro/h200-sglang-tp8-eagle"
@@ -326,3 +329,79 @@ def test_hw001_vllm_without_moe_backend(tmp_path):
     assert f"MoE model {entry['id']} runs on RTX-6000D" in found[0][4] and "add --moe-backend marlin" in found[0][4]
     replace_once(d / "run.sh", "--tensor-parallel-size 8 \\", "--tensor-parallel-size 8 --moe-backend marlin \\")
     assert only(lint(d), "HW001") == []
+
+
+# -- Qwen2.5-VL, from the corpus (rules/model_configs_extra.yaml) -----------------------------
+QWEN25VL_AIBRIX = "020-aibrix-vllm-qwen-vl/qwen-vl.yaml"        # serves /models/Qwen2.5-VL-7B-Instruct/
+QWEN25VL_EPD = "112-vllm-disagg-encoder-1e1p1d/disagg_1e1p1d_example.sh"   # MODEL=Qwen/Qwen2.5-VL-3B-Instruct
+
+
+def corpus_copy(rel: str, tmp_path) -> Path:
+    """A copy of the corpus file ``rel`` in tmp_path (the corpus is read in place, never edited)."""
+    dst = tmp_path / rel.rsplit("/", 1)[-1]
+    shutil.copyfile(shared("corpus") / rel, dst)
+    return dst
+
+
+def model_gaps(findings) -> list[str]:
+    return [f[4] for f in only(findings, "COV001")
+            if "not in the knowledge base" in f[4] or "the knowledge base has no" in f[4]]
+
+
+def test_mem002_qwen25_vl_7b_context_of_a_model_named_by_its_directory(tmp_path):
+    entry = need("Qwen/Qwen2.5-VL-7B-Instruct", "max_position_embeddings")
+    assert entry["max_position_embeddings"] == 128000 and entry["rope_scaling"]["type"] == "mrope"
+    f = corpus_copy(QWEN25VL_AIBRIX, tmp_path)
+    found = lint(f, coverage=True)
+    assert model_gaps(found) == [] and only(found, "MEM002") == []   # as published: --max-model-len 32000 fits
+    line = replace_once(f, '"32000"', '"128001"')
+    found = only(lint(f), "MEM002")
+    assert [(f_[2], f_[3]) for f_ in found] == [(line, 16)]
+    assert "--max-model-len 128001 is longer than the 128000 tokens Qwen/Qwen2.5-VL-7B-Instruct supports" in found[0][4]
+    assert "named by the directory /models/Qwen2.5-VL-7B-Instruct/" in found[0][4]
+    replace_once(f, '"128001"', '"128000"')
+    assert only(lint(f), "MEM002") == []
+
+
+DECODE_PORT = '--port "$DECODE_PORT" \\'
+
+
+def test_mem002_qwen25_vl_3b_context_on_the_decode_worker(tmp_path):
+    need("Qwen/Qwen2.5-VL-3B-Instruct", "max_position_embeddings")
+    f = corpus_copy(QWEN25VL_EPD, tmp_path)
+    found = lint(f, coverage=True)
+    assert model_gaps(found) == [] and only(found, "MEM002") == []
+    line = replace_once(f, DECODE_PORT, DECODE_PORT + "\n    --max-model-len 131072 \\")
+    found = only(lint(f), "MEM002")
+    assert [(f_[2], f_[3]) for f_ in found] == [(line + 1, 21)]
+    assert "--max-model-len 131072 is longer than the 128000 tokens Qwen/Qwen2.5-VL-3B-Instruct supports" in found[0][4]
+    replace_once(f, "--max-model-len 131072", "--max-model-len 128000")
+    assert only(lint(f), "MEM002") == []
+
+
+def test_top004_qwen25_vl_3b_heads_split_over_tp(tmp_path):
+    entry = need("Qwen/Qwen2.5-VL-3B-Instruct", "num_attention_heads", "num_key_value_heads")
+    assert (entry["num_attention_heads"], entry["num_key_value_heads"]) == (16, 2)
+    f = corpus_copy(QWEN25VL_EPD, tmp_path)
+    assert only(lint(f), "TOP004") == []
+    line = replace_once(f, DECODE_PORT, DECODE_PORT + "\n    --tensor-parallel-size 3 \\")
+    found = only(lint(f), "TOP004")
+    assert [(f_[2], f_[3]) for f_ in found] == [(line + 1, 28)]
+    assert "attention TP 3 does not divide the 16 attention heads of Qwen/Qwen2.5-VL-3B-Instruct" in found[0][4]
+    assert "use TP 1 / 2 / 4 / 8" in found[0][4]
+    replace_once(f, "--tensor-parallel-size 3", "--tensor-parallel-size 2")
+    assert only(lint(f), "TOP004") == []
+
+
+def test_qwen_vl_entries_are_curated_with_their_config_facts():
+    kb = knowledge()
+    for repo, heads, kv, context in (("Qwen/Qwen2.5-VL-3B-Instruct", 16, 2, 128000), ("Qwen/Qwen2.5-VL-7B-Instruct", 28, 4, 128000),
+                                     ("Qwen/Qwen2.5-VL-32B-Instruct", 40, 8, 128000), ("Qwen/Qwen2.5-VL-72B-Instruct", 64, 8, 128000),
+                                     ("Qwen/Qwen2-VL-2B-Instruct", 12, 2, 32768), ("Qwen/Qwen2-VL-7B-Instruct", 28, 4, 32768),
+                                     ("Qwen/Qwen2-VL-72B-Instruct", 64, 8, 32768)):
+        e = kb.model(repo)
+        assert e["curated"] and e["family"] == "qwen" and e["moe"] is False, repo
+        assert (e["num_attention_heads"], e["num_key_value_heads"], e["max_position_embeddings"]) == (heads, kv, context), repo
+        assert e["config_url"] == f"https://huggingface.co/{repo}/blob/main/config.json"
+    assert kb.model("Qwen/Qwen2.5-VL-7B-Instruct-AWQ")["id"] == "Qwen/Qwen2.5-VL-7B-Instruct"   # quantized re-upload
+    assert kb.model("Qwen/Qwen2.5-VL-7B-Instruct-AWQ")["checkpoint_precision"] == "INT4"
