@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Finding, parse_int
+from ..model import MAX_INT_DIGITS, Finding, parse_int
 from .base import Context
 from .nodes import _local
 from .topology import gpus_per_instance
@@ -21,7 +21,7 @@ _UNIT = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 def shm_bytes(text: str) -> int | None:
     """Bytes of a ``--shm-size`` value (``32g``, ``10.24g``, ``512m``, ``1073741824``), or None."""
     m = _SIZE.fullmatch(text.strip().strip("'\""))
-    if not m:
+    if not m or len(m.group(1)) > MAX_INT_DIGITS:   # more digits than a float holds: no size docker reads
         return None
     return parse_int(int(float(m.group(1)) * _UNIT[m.group(2).lower()]))
 

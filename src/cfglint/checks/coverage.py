@@ -107,13 +107,20 @@ def _launch_gaps(ctx: Context) -> None:
     unrecognised = ctx.deployment.unrecognised
     started = {p.span.path for p in ctx.deployment.processes} | {u.span.path for u in unrecognised} | \
         {g[0].span.path for g in ctx.deployment.graphs}
+    objects = {d for d, _obj in ctx.sub.k8s_objects}
+    not_modelled = {span.path for _kind, span in ctx.sub.k8s_not_modelled}
     for display, parsed, _role, is_args in ctx.sub.launches if ctx.sub.has_manifest else ():
-        # only files the manifest names as launches: any other script (build.sh) is not claimed to be one
-        if is_args or display in started or not getattr(parsed, "commands", None):
+        # only files the manifest names as launches: any other script (build.sh) is not claimed to be one;
+        # one with no command at all (prose beside the worker .args files that launch) only when
+        # nothing else launches either
+        yaml_file = display.lower().endswith((".yaml", ".yml", ".json"))
+        if is_args or display in started or display in not_modelled or (
+                not getattr(parsed, "commands", None) and not yaml_file and ctx.deployment.processes):
             continue
-        ctx.not_checked(f"every launch check for {os.path.basename(display)}",
-                        f"no engine launch recognised in it (known launchers: {LAUNCHERS_HINT})",
-                        Span(display, 1, 1, 1, 1))
+        why = ("it holds no Kubernetes object (a YAML document with a string apiVersion and kind)"
+               if yaml_file and display not in objects and not getattr(parsed, "commands", None) else
+               f"no engine launch recognised in it (known launchers: {LAUNCHERS_HINT})")
+        ctx.not_checked(f"every launch check for {os.path.basename(display)}", why, Span(display, 1, 1, 1, 1))
     benchmarks = {" ".join(p) for p in (ctx.kb.engines.get("launchers") or {}).get("engine_benchmarks") or []
                   if isinstance(p, list)}
     _container_gaps(ctx)
@@ -207,10 +214,10 @@ def _container_gaps(ctx: Context) -> None:
                 or f"the entrypoint of {c.image.value if c.image else '?'}"
             if not cmd.words and c.group.kind in _KSERVE_LLM:
                 ctx.not_checked(f"every launch check for container {c.name or '?'} of {c.group.kind} {c.group.name}",
-                                f"it sets no command, so it starts no engine launch of its own: KServe merges it over the "
-                                f"LLMInferenceServiceConfig presets "
-                                f"(the well-known kserve-config-llm-template / -decode-template / -prefill-template "
-                                f"for its workload, or its spec.baseRefs), whose command is not in this file",
+                                "it sets no command, so it starts no engine launch of its own: KServe merges it over the "
+                                "LLMInferenceServiceConfig presets "
+                                "(the well-known kserve-config-llm-template / -decode-template / -prefill-template "
+                                "for its workload, or its spec.baseRefs), whose command is not in this file",
                                 cmd.span)
                 continue
             ctx.not_checked(f"every launch check for container {c.name or '?'} of {c.group.kind} {c.group.name}".rstrip(),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..model import Finding, Located, Span, parse_int
+from ..model import MAX_INT_DIGITS, Finding, Located, Span, parse_int
 from ..read.yamlsrc import YMap, YScalar, YSeq
 from .base import Context, here, rule
 from .containers import MIN_SHM_BYTES, container_shm
@@ -42,7 +42,7 @@ def _engines_in_pods(ctx: Context):
 def quantity(text) -> int | None:
     """A Kubernetes quantity (``64Gi``, ``1G``, ``512``) in bytes, or None."""
     m = _QUANTITY.match(str(text).strip())
-    if not m or m.group(2) in ("m",):
+    if not m or m.group(2) in ("m",) or len(m.group(1)) > MAX_INT_DIGITS:   # beyond a float: not a size read
         return None
     return int(float(m.group(1)) * _UNITS.get(m.group(2) or "", 1))
 

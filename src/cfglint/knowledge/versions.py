@@ -14,6 +14,9 @@ from functools import lru_cache
 _VERSION = r"v?(?P<num>\d+(?:\.\d+)*)(?:(?P<pre>a|b|rc)(?P<pre_n>\d+))?(?:\.?post(?P<post>\d+))?(?:\.?dev(?P<dev>\d+))?$"
 # a version written inside other text: an image tag (v0.10.0, 0.5.17-cu126), a pin (vllm==0.8.4)
 _FIND = r"(?<![\w.])v?(\d+\.\d+(?:\.\d+){0,2}(?:rc\d+)?(?:\.post\d+)?)(?![\w]|\.\d)"
+# a part of a release number longer than this is no release (and more than 4300 digits Python will
+# not convert): v0.9.1rc<5000 digits> names none
+MAX_PART_DIGITS = 18
 _LEADING = r"\s*v?(\d+\.\d+(?:\.\d+){0,2}(?:rc\d+)?(?:\.post\d+)?)(?![\w.])"
 
 
@@ -28,7 +31,7 @@ def parse(version: str) -> tuple | None:
     """A sort key for ``version`` (``0.5.0rc2`` < ``0.5.0`` < ``0.5.0.post1`` < ``0.5.1``), or
     None when it is not a release number. A development build sorts before its release."""
     m = _re(_VERSION).match(version.strip()) if isinstance(version, str) else None
-    if m is None:
+    if m is None or any(len(n or "") > MAX_PART_DIGITS for n in (*m.group("num").split("."), *m.group("pre_n", "post", "dev"))):
         return None
     nums = tuple(int(n) for n in m.group("num").split("."))
     nums = nums + (0,) * (4 - len(nums)) if len(nums) < 4 else nums

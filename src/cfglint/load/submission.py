@@ -424,7 +424,7 @@ def load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy:
         if not deploy and not any(t.path == tf.display for t in sub.templates):
             sub.configs.append(ConfigFile(path=os.path.normpath(rel), display=tf.display, root=None, role=role))
         return
-    if deploy or any(k8s.is_object(d) for d in docs):
+    if deploy or any(k8s.is_object(d) or k8s.meant_as_object(d) for d in docs):
         manifest = k8s.read_manifest(docs, tf.lines, tf.display)
         sub.findings += manifest.findings
         sub.k8s_objects += [(tf.display, obj) for obj in manifest.objects]
@@ -440,6 +440,8 @@ def load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy:
                 pod_role = role_from_name(cmds[0].origin.group.name)
             sub.launches.append((tf.display, ShellScript(commands=cmds), pod_role or role, False))
         _container_configs([cmd for cmd, _role in manifest.commands], tf, sub)
+        if deploy and not by_role:   # listed as a deployment but runs no container command: COV001 says so
+            sub.launches.append((tf.display, ShellScript(), role, False))
         return
     if len(docs) > 1:  # as parse_yaml reports it
         sub.findings.append(Finding("IO001", f"cannot parse {tf.display}: expected one YAML document, found {len(docs)}",
@@ -673,8 +675,12 @@ def load_loose_file(path: str, max_bytes: int = MAX_BYTES, within: str | None = 
             # as any other YAML that is no engine config, only its syntax is checked, and what it
             # publishes (a token in a Secret's stringData) by the credential scan
             _scan_only(sub, [obj for _display, obj in sub.k8s_objects])
-            sub.k8s_objects.clear()
-            sub.unknown_yaml = _file_span(display)
+            # one the API server refuses (no apiVersion, or not a string) is still K8S004's
+            from ..read import k8s
+
+            sub.k8s_objects[:] = [(d, obj) for d, obj in sub.k8s_objects if not k8s.is_object(obj)]
+            if not sub.k8s_objects:
+                sub.unknown_yaml = _file_span(display)
         if not sub.launches and len(sub.configs) == 1 and isinstance(sub.configs[0].root, YMap):
             # keys that are (nearly) all flags of one engine's --config file (vllm serve --config
             # FILE, sglang serve --config FILE): that engine's config, checked against its flags

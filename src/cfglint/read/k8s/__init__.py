@@ -18,15 +18,22 @@ from ...model import Located, parse_int
 from ..shell import Command
 from ..yamlsrc import YMap, YNode, YSeq
 from .command import container_command
-from .kinds import NOT_MODELLED, OPERATOR_FLAGS, PRESETS, templates
+from .kinds import MODELLED, NOT_MODELLED, OPERATOR_FLAGS, PRESETS, templates
 from .model import Container, Manifest
 from .nodes import is_object, located, map_at, scalar_value
 
-__all__ = ["Manifest", "is_object", "read_manifest"]
+__all__ = ["Manifest", "is_object", "meant_as_object", "read_manifest"]
 
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 MAX_OBJECTS = 256      # Kubernetes objects read per file
 MAX_CONTAINERS = 64    # containers turned into commands per file
+
+
+def meant_as_object(node: YNode | None) -> bool:
+    """A mapping of a workload ``kind`` cfglint reads (a RoleBasedGroup, a Deployment) whose
+    ``apiVersion`` is missing or not a string (``apiVersion: 7``): an object the API server
+    refuses (K8S004), not an engine config or another tool's YAML (a Helm Chart.yaml has no kind)."""
+    return isinstance(node, YMap) and not is_object(node) and scalar_value(node.get("kind")) in (*MODELLED, *NOT_MODELLED)
 
 
 def _gpus(container: YMap) -> dict[str, tuple[Located | None, Located | None]]:
@@ -52,6 +59,8 @@ def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest
     while stack:
         doc = stack.pop(0)
         if not is_object(doc):
+            if meant_as_object(doc):
+                out.objects.append(doc)   # meant as one (K8S004: the API server refuses it), runs nothing
             continue
         seen += 1
         if seen > MAX_OBJECTS:

@@ -172,8 +172,9 @@ class Walker(Values):
     def option_loop(self, node) -> bool:
         """Whether ``node`` is a script's option-parsing loop: a ``while`` / ``until`` whose condition
         reads the script's arguments (``[[ $# -gt 0 ]]``, ``[ -n "$1" ]``). Run as published, with no
-        arguments, its body does not run."""
-        if node.type not in ("while_statement", "until_statement"):
+        arguments, its body does not run. In a function called with arguments (``parse_args --tp 8``)
+        the loop reads those, which are written in the script: not an option loop of the caller's."""
+        if node.type not in ("while_statement", "until_statement") or self.args:
             return False
         cond = node.child_by_field_name("condition")
         text = self.src(cond) if cond is not None else ""

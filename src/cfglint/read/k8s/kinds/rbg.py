@@ -62,19 +62,23 @@ def role_based_group(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
                 lead_patch, work_patch = lws.get("patchLeaderTemplate"), lws.get("patchWorkerTemplate")
         template: YNode | None = body.get("template")
         ref = map_at(body, "templateRef")
+        why = "a template reference to no spec.roleTemplates entry, or custom components"
+        patch = None
         if ref is not None:
             ref_name = scalar_value(ref.get("name"))
             base = shared.get(ref_name) if isinstance(ref_name, str) else None
             patch = ref.get("patch") if ref.get("patch") is not None else body.get("templatePatch")
             template = strategic_merge(base, patch) if base is not None else None
         elif body is role and role.get("templatePatch") is not None:
-            template = strategic_merge(template, role.get("templatePatch"))
+            patch = role.get("templatePatch")
+            template = strategic_merge(template, patch)
+        if patch is not None and not isinstance(patch, YMap):   # the operator's strategic merge refuses it
+            template, why = None, "its template patch is not a mapping"
         pod = map_at(template, "spec")
         if pod is None:
             if notes is not None:
                 at = rname.span if rname else role.span
-                notes.append((f"RoleBasedGroup role {rname.value if rname else '?'} (a template reference to no "
-                              f"spec.roleTemplates entry, or custom components)", at))
+                notes.append((f"RoleBasedGroup role {rname.value if rname else '?'} ({why})", at))
             continue
         n = parse_int(size.value) if size is not None else None
         multi = bool(n and n > 1)
