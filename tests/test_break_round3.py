@@ -121,3 +121,15 @@ def test_a_role_template_patch_that_is_not_a_mapping_says_so(tmp_path):
     notes = _notes(path)
     assert any("role backend (its template patch is not a mapping)" in n for n in notes), notes
     assert not any("role backend" in n for n in _notes(SHARED / RBG_DYNAMO))
+
+
+def test_env001_names_why_the_newest_release_stands_in_for_a_tag_beyond_it(tmp_path):
+    # 035 sets VLLM_USE_V1 (read up to vLLM 0.11.0). Its image tag names no release (lmcache's build):
+    # "the release ... is not declared". A tag naming a release newer than cfglint holds declares
+    # one: the message says that instead (was: "is not declared" for :v999.999.999 too)
+    shared("corpus")
+    published = [m for r, _l, _v, m in _findings(shared(VLLM_DEPLOYMENT)) if r == "ENV001" and "VLLM_USE_V1" in m]
+    assert published and all("the release the launch runs is not declared" in m for m in published)
+    path = _changed(tmp_path, VLLM_DEPLOYMENT, '"lmcache/vllm-openai:2025-05-05-v1"', '"vllm/vllm-openai:v999.999.999"')
+    (msg,) = [m for r, _l, _v, m in _findings(path) if r == "ENV001" and "VLLM_USE_V1" in m]
+    assert "vLLM 999.999.999 is newer than the releases cfglint holds" in msg and "not declared" not in msg

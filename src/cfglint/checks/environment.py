@@ -142,8 +142,10 @@ def _variables(ctx: Context, seen: set, unread: dict):
                 shown = versions.leading(launch.resolution.version or "") or release
                 yield Finding("ENV001", f"{data.label} {shown} {what}: the value is ignored{hint}", _name_span(ctx, name, value.span, split))
             else:
-                yield Finding("ENV001", f"{data.label} {data.releases[-1]}, the newest release, {what}, and the release "
-                                        f"the launch runs is not declared{hint}", _name_span(ctx, name, value.span, split), level="warning")
+                why = launch.resolution.note if launch is not None and launch.resolution.how != "unknown" else \
+                    "the release the launch runs is not declared"
+                yield Finding("ENV001", f"{data.label} {data.releases[-1]}, the newest release, {what}, and {why}{hint}",
+                              _name_span(ctx, name, value.span, split), level="warning")
 
 
 def _against_flag(ctx: Context, p, engine: str, name: str, value, release: str | None):
