@@ -9,7 +9,9 @@ is written (a shell word, a word inside a ``bash -c`` YAML string, a new item of
 list, a new item of a YAML flow list). A launch whose first flag is a line of its own in a
 ``>``-folded or ``|`` scalar gets the flag on that line. An engine YAML gets a bogus top-level
 key. A launch with no flag on its command line is probed through its position: the probe
-word goes right after the launcher's last word on the launch line.
+word goes right after the launcher's last word on the launch line. A launch whose flags are the
+keys of a JSON service config (a Dynamo SDK graph's DYN_DEPLOYMENT_CONFIG) gets a bogus key
+before the last key of its own section.
 """
 
 from __future__ import annotations
@@ -100,6 +102,16 @@ def launches(path: Path) -> list[Launch]:
             continue
         if cli:
             first = min(cli, key=lambda a: (a.span.line, a.span.col))
+            last = max(cli, key=lambda a: (a.span.line, a.span.col))
+            if _json_key(text, last):
+                # arguments built from a JSON service config (Dynamo SDK DYN_DEPLOYMENT_CONFIG): a key of the
+                # service's own section, before its last one (a Common key counts only where a service lists it)
+                key = (last.span.line, last.span.col)
+                if key not in seen:
+                    seen.add(key)
+                    probed = _insert(text, last.span.line, last.span.col, f"\"{PROBE[2:]}\":1,")
+                    out.append(Launch(p.launcher, p.span.line, probed, "JSON key"))
+                continue
             key = (first.span.line, first.span.col)
             if key in seen:
                 continue
@@ -118,6 +130,15 @@ def launches(path: Path) -> list[Launch]:
             probed, how = _probe_after_launcher(text, p, sub)
             out.append(Launch(p.launcher, p.span.line, probed, how))
     return out
+
+
+def _json_key(text: str, arg) -> bool:
+    """``arg`` is a key of a JSON mapping written inside the file (``{"max-num-batched-tokens":...``),
+    not a word of a command line."""
+    lines = text.split("\n")
+    src = lines[arg.span.line - 1] if 0 < arg.span.line <= len(lines) else ""
+    key = arg.written[2:] if arg.written.startswith("--") else arg.written
+    return src[arg.span.col - 1:].startswith(f'"{key}":') and src[:arg.span.col - 1].rstrip()[-1:] in ("{", ",")
 
 
 def engine_yaml_probe(path: Path) -> str:

@@ -666,12 +666,16 @@ DYNAMO_SDK = "025-aibrix-dynamo-disagg-router"
 
 
 def test_dynamo_sdk_graph_launcher_is_named_with_where_its_flags_are(tmp_path):
+    # the published file sets DYN_DEPLOYMENT_CONFIG, which is read (tests/test_dynamo_sdk_graph.py); without
+    # it the service config is not in the file, and the note says where the flags are
     path = _k8s_copy(DYNAMO_SDK, tmp_path)
+    replace_once(path, "- name: DYN_DEPLOYMENT_CONFIG", "- name: SOME_OTHER_VARIABLE")
     (cov,) = only(lint(path, coverage=True), "COV001")
     assert "starts no engine launch cfglint recognises" not in cov[4]
     assert "every launch check for dynamo serve graphs.disagg_router:VllmWorker at line 145: the Dynamo SDK graph " \
            "launcher of Dynamo <= 0.3.x (dynamo serve MODULE:SERVICE) takes the engine's flags from the graph's " \
            "service config" in cov[4]
+    assert "and no service config is in the file (DYN_DEPLOYMENT_CONFIG is not set in the launch's environment" in cov[4]
     # the frontend / router services are given no GPU: no engine runs there, nothing is claimed for them
     assert "graphs.disagg_router:Frontend" not in cov[4] and "graphs.disagg_router:Router" not in cov[4]
     # the control: the same container running a launcher cfglint does not know keeps the generic note

@@ -57,7 +57,8 @@ def _lint_unit(sub: Submission, kb, require_reason: bool) -> tuple[list[Finding]
     findings = list(sub.findings) + [
         Finding("IO001", "shell syntax error in this bash -c string (unbalanced quote, bracket or keyword?): "
                          "the shell refuses it, and the commands in it may be misread", span, level="warning")
-        for span in deployment.shell_errors] + run_checks(sub, deployment, kb)
+        for span in deployment.shell_errors] + [
+        Finding("IO001", message, span) for message, span in deployment.config_errors] + run_checks(sub, deployment, kb)
     merge_related(findings, sub)
     _whole_words_only(findings, sub)
     commands = {path: [(c.span.line, c.span.end_line) for c in parsed.commands]

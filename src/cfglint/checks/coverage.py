@@ -124,12 +124,16 @@ def _launch_gaps(ctx: Context) -> None:
     benchmarks = {" ".join(p) for p in (ctx.kb.engines.get("launchers") or {}).get("engine_benchmarks") or []
                   if isinstance(p, list)}
     _container_gaps(ctx)
-    for loc, entry, pod in ctx.deployment.graphs:
+    read = {id(p.pod) if p.pod is not None else p.span for p in ctx.deployment.processes}
+    for loc, entry, pod, why in ctx.deployment.graphs:
         if pod is not None and hasattr(pod, "gpus") and not pod.gpus:
             continue   # a service of the graph given no accelerator (its frontend, router): no engine runs there
+        if (id(pod) if pod is not None else loc.span) in read:   # its own service is read: what it starts besides
+            ctx.not_checked(f"the services {loc.value} at line {loc.span.line} starts besides its own", why, loc.span)
+            continue
         ctx.not_checked(f"every launch check for {loc.value} at line {loc.span.line}",
-                        f"{entry.get('what', loc.value)} takes the engine's flags from {entry.get('config', 'a config')}: "
-                        "the engine, its parallelism and its flags are not checked", loc.span)
+                        f"{entry.get('what', loc.value)} takes the engine's flags from {entry.get('config', 'a config')}, "
+                        f"and {why}: the engine, its parallelism and its flags are not checked", loc.span)
     for loc in unrecognised:
         why = "its program or module is a shell variable, known only at run time" if "$" in loc.value else \
             ("a benchmark that runs the engine in its own process; cfglint holds no list of its flags "
@@ -196,7 +200,7 @@ def _container_gaps(ctx: Context) -> None:
     from .k8s import OTHER_ACCELERATORS
 
     started = {id(p.pod) for p in ctx.deployment.processes if p.pod is not None} | \
-        {id(pod) for _loc, _entry, pod in ctx.deployment.graphs if pod is not None}
+        {id(pod) for _loc, _entry, pod, _why in ctx.deployment.graphs if pod is not None}
     seen: set[int] = set()
     for _display, parsed, _role, is_args in ctx.sub.launches:
         for cmd in getattr(parsed, "commands", None) or ():

@@ -17,7 +17,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..knowledge import Knowledge
@@ -25,6 +25,7 @@ from ..load.submission import ConfigFile, is_server_config, role_from_name
 from ..model import Located, Span, parse_int, record
 from ..read.shell import Command, Overlay, Word
 from ..read.yamlsrc import YMap, YNode, YScalar, walk_path
+from .graphs import service_launch
 from .launchers import Launch, Launchers, registries  # noqa: F401  (registries: re-exported)
 from .release import Launched, engines_of, launched, pins
 from .wrappers import Unwrapped, Wrappers, shell_string_commands
@@ -125,9 +126,12 @@ class Deployment:
     # shell syntax errors inside ``bash -c`` strings (the first of each string); the load stage
     # reports those of the file itself, lint_unit these as IO001 warnings
     shell_errors: list[Span] = field(default_factory=list)
-    # launches of a launcher that takes the engine's flags from a config of its own (launchers.graph_launchers):
-    # (the launcher and its graph, its data entry, the Kubernetes container it runs in or None)
-    graphs: list[tuple[Located, dict, Any]] = field(default_factory=list)
+    # launches of a launcher that takes the engine's flags from a config of its own (launchers.graph_launchers)
+    # whose config is not read (cfglint.deploy.graphs): (the launcher and its graph, its data entry, the
+    # Kubernetes container it runs in or None, why it is not read)
+    graphs: list[tuple[Located, dict, Any, str]] = field(default_factory=list)
+    # a graph launcher's service config that does not parse (DYN_DEPLOYMENT_CONFIG): (message, span); IO001
+    config_errors: list[tuple[str, Span]] = field(default_factory=list)
 
     def engine_processes(self) -> list[Process]:
         return [p for p in self.processes if p.kind == "engine"]
@@ -214,7 +218,8 @@ class _Adapter:
         self.wrappers = Wrappers(kb.engines.get("wrappers"))
         self.launchers = Launchers(kb.engines)
         self.unrecognised: list[Located] = []
-        self.graphs: list[tuple[Located, dict, Any]] = []
+        self.graphs: list[tuple[Located, dict, Any, str]] = []
+        self.config_errors: list[tuple[str, Span]] = []
         self.shell_errors: list[Span] = []
         self.shell_strings = 64  # bash -c strings parsed per submission at most (each is a parser run)
         self.configs = configs
@@ -337,8 +342,7 @@ class _Adapter:
             wrapped.image = pod_image
         graph = self.launchers.graph(wrapped.words) if launch is None else None
         if graph is not None:
-            self.graphs.append((graph[0], graph[1], cmd.origin))
-            return []
+            return self.graph_process(cmd, file_role, wrapped, graph)
         if launch is None:
             loc = (self.launchers.unknown_entrypoint(entry_image, wrapped.words) if entry_image else None) or \
                 self.launchers.unrecognised(wrapped.words) or _hidden_command(wrapped.words)
@@ -347,6 +351,32 @@ class _Adapter:
             return []
         proc = self.process(cmd, file_role, wrapped=wrapped, launch=launch)
         return [proc] if proc is not None else []
+
+    def graph_process(self, cmd: Command, file_role: str | None, wrapped: Unwrapped,
+                      graph: tuple[Located, dict]) -> list[Process]:
+        """The engine a graph launcher's service runs (``dynamo serve graphs.disagg:VllmWorker``),
+        its arguments built from the service config as the launcher builds them
+        (:mod:`cfglint.deploy.graphs`); none, with why for COV001, when that config is not read."""
+        loc, entry = graph
+        read = service_launch(entry, wrapped.words, wrapped.env, self.find_config)
+        self.config_errors.extend(read.errors)
+        if read.launch is None:
+            if read.why is not None:
+                self.graphs.append((loc, entry, cmd.origin, read.why))
+            return []
+        svc = read.launch
+        if read.besides is not None:
+            self.graphs.append((loc, entry, cmd.origin, read.besides))
+        engine = svc.spec.get("engine")
+        spec = dict(svc.spec, implied_releases=svc.releases)
+        launch = Launch("engine", str(engine) if engine else None, "dynamo", f"{loc.value} ({svc.name.value})", 0, spec)
+        proc = self.process(cmd, file_role, wrapped=replace(wrapped, words=svc.words), launch=launch)
+        if proc is None:
+            return []
+        proc.span = loc.span   # where the service is started, not its first argument
+        if proc.role is None and isinstance(svc.spec.get("role"), str):
+            proc.role = Located(svc.spec["role"], svc.name.span)
+        return [proc]
 
     def process(self, cmd: Command, file_role: str | None, bare: bool = False,
                 wrapped: Unwrapped | None = None, launch: Launch | None = None) -> Process | None:
@@ -385,7 +415,9 @@ class _Adapter:
             proc.device_list = Located(cvd.text, cvd.span)
 
         proc.tables = registries(kind, engine, orchestrator, launcher, launch.spec)
-        proc.releases = {e: launched(self.kb, e, self.manifest, proc.image, self.pinned) for e in engines_of(proc.tables, proc.engine)}
+        implied = launch.spec.get("implied_releases") or {}   # a graph service's engine build (deploy.graphs)
+        proc.releases = {e: launched(self.kb, e, self.manifest, proc.image, self.pinned, implied.get(e))
+                         for e in engines_of(proc.tables, proc.engine)}
         tables = [] if kind == "router" and engine != "trtllm" else self._tables(engine, orchestrator)
         booleans = self.booleans(proc)
         for spec in tables:
@@ -685,6 +717,7 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
             dep.processes.extend(adapter.processes(cmd, role))
     dep.unrecognised = list(adapter.unrecognised)
     dep.graphs = list(adapter.graphs)
+    dep.config_errors = list(adapter.config_errors)
     dep.shell_errors = list(adapter.shell_errors)
     for cfg in configs:
         if is_server_config(cfg.root):

@@ -12,7 +12,9 @@ first found first:
    Dynamo runtime images);
 3. a pin of the engine's package in the launch files (``pip install vllm==0.8.4``,
    ``uv pip install "sglang[all]==0.4.9.post6"``; ``rules/engines.yaml`` ``releases.packages``);
-4. else unknown.
+4. the release the launcher itself installs (a Dynamo SDK graph's vLLM workers: its pinned
+   ai-dynamo-vllm build; ``rules/engines.yaml`` ``graph_launchers`` ``engine_releases``);
+5. else unknown.
 
 Each is resolved against the compiled release data (:meth:`cfglint.knowledge.releases.EngineReleases.resolve`).
 """
@@ -35,13 +37,14 @@ _INSTALLERS = (("pip", "install"), ("pip3", "install"), ("uv", "pip", "install")
 @dataclass(frozen=True)
 class Launched:
     """The release of ``engine`` a process runs: ``written`` (the text and where it is written,
-    None when nothing says), ``via`` (``manifest``, ``image``, ``pin`` or None) and the
+    None when nothing says), ``via`` (``manifest``, ``image``, ``pin``, ``launcher`` or None) and the
     ``resolution`` against the data cfglint holds."""
 
     engine: str
     written: Located | None
     via: str | None
     resolution: Resolution
+    said: str = ""     # via "launcher": why the launcher runs that release (rules/engines.yaml graph_launchers)
 
     @property
     def release(self) -> str | None:
@@ -155,17 +158,24 @@ def named_by(launch: Launched, manifest: dict) -> str:
         eng = manifest.get("engine") if isinstance(manifest.get("engine"), dict) else {}
         return "the manifest's engine version" if eng.get("name") == launch.engine \
             else "the manifest's orchestrator_version"
+    if launch.via == "launcher":
+        return launch.said
     return {"image": "the image tag", "pin": "the pinned package"}.get(launch.via or "", "")
 
 
 def launched(kb: Knowledge, engine: str, manifest: dict, image: Located | None,
-             pinned: dict[str, Located]) -> Launched:
-    """The release of ``engine`` a process runs (see the module docstring)."""
+             pinned: dict[str, Located], implied: tuple[Located, str] | None = None) -> Launched:
+    """The release of ``engine`` a process runs (see the module docstring); ``implied``: the
+    release its launcher installs, and why (a Dynamo SDK graph's vLLM build, rules/engines.yaml
+    ``graph_launchers`` ``engine_releases``), taken when nothing above names one."""
     written, via = declared(manifest, engine), "manifest"
     if written is None:
         written, via = from_image(image, engine, kb), "image"
     if written is None:
         written, via = pinned.get(engine), "pin"
+    said = ""
+    if written is None and implied is not None:
+        (written, said), via = implied, "launcher"
     if written is None:
         via = None
     data = kb.engine_releases(engine)
@@ -177,7 +187,7 @@ def launched(kb: Knowledge, engine: str, manifest: dict, image: Located | None,
         note = _bundled_note(kb, engine, manifest, image)
         if note is not None:
             return Launched(engine, None, None, Resolution(None, None, "bundled", note))
-    return Launched(engine, written, via, data.resolve(version))
+    return Launched(engine, written, via, data.resolve(version), said)
 
 
 def _bundled_note(kb: Knowledge, engine: str, manifest: dict, image: Located | None) -> str | None:
@@ -206,7 +216,7 @@ def _bundled_note(kb: Knowledge, engine: str, manifest: dict, image: Located | N
 class Release:
     """An engine release as a reader shows it: ``text`` as written (``0.5.17``, ``v0.5.17``),
     ``version`` its (major, minor, patch), ``source`` where it was read (``engine.version``,
-    ``engine.orchestrator_version``, ``image tag`` or ``pip pin``) and ``span`` where that is
+    ``engine.orchestrator_version``, ``image tag``, ``pip pin`` or ``launcher pin``) and ``span`` where that is
     written (None for a manifest value, unless ``declared_at`` is given)."""
 
     text: str
@@ -215,7 +225,7 @@ class Release:
     span: Span | None = None
 
 
-_SOURCES = {"image": "image tag", "pin": "pip pin"}
+_SOURCES = {"image": "image tag", "pin": "pip pin", "launcher": "launcher pin"}
 
 
 def launch_release(manifest: dict, proc, declared_at: Span | None = None) -> Release | None:

@@ -13,7 +13,8 @@ from .flagregistry import FlagRegistry
 LABELS = {"sglang": "SGLang", "vllm": "vLLM", "trtllm": "trtllm-serve", "trtllm.disaggregated": "trtllm-serve disaggregated",
           "dynamo.frontend": "Dynamo frontend", "dynamo.trtllm": "dynamo.trtllm", "dynamo.sglang": "dynamo.sglang",
           "dynamo.vllm": "dynamo.vllm", "sglang-router": "sglang_router.launch_router",
-          "sglang-router.launch_server": "sglang_router.launch_server"}
+          "sglang-router.launch_server": "sglang_router.launch_server",
+          "dynamo.sdk_vllm": "Dynamo SDK vLLM worker"}
 MAX_CHOICES = 40   # choice values listed in full; past that the first ones and the count
 
 

@@ -94,7 +94,8 @@ class FlagRegistry:
 
 # registry name -> the hand-written file that holds it (rules/flags/<file>.yaml)
 HAND_FILES = {"sglang": "sglang", "vllm": "vllm", "trtllm": "trtllm", "trtllm.disaggregated": "trtllm",
-              "dynamo.frontend": "dynamo", "dynamo.trtllm": "dynamo", "dynamo.sglang": "dynamo", "dynamo.vllm": "dynamo"}
+              "dynamo.frontend": "dynamo", "dynamo.trtllm": "dynamo", "dynamo.sglang": "dynamo", "dynamo.vllm": "dynamo",
+              "dynamo.sdk_vllm": "dynamo"}
 
 
 def hand_registry(name: str) -> FlagRegistry | None:

@@ -56,8 +56,11 @@ def container_command(c: Container, lines: list[str], display: str) -> Command |
         return None
     assignments: dict[str, Word] = {}
     for name, (value, span, where) in env.values.items():
+        # a static value keeps the positions of its characters in the manifest (where its text is
+        # read further: the Dynamo SDK's DYN_DEPLOYMENT_CONFIG, cfglint.deploy.graphs)
         w = Word(value if value is not None else f"$({name})", value if value is not None else f"$({name})",
-                 span, value is not None)
+                 span, value is not None, where if value is not None and where is not None
+                 and len(where) == len(value) else None)
         assignments[name] = w
     first = node.get("command") or node.get("args")
     return Command(words, {}, assignments, first.span if first is not None else node.span)

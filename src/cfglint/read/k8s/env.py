@@ -119,7 +119,8 @@ COMMAND_VARS = frozenset({"KUBERAY_GEN_RAY_START_CMD"})
 
 def container_env(container: YMap, group: PodGroup, lines: list[str]) -> Env:
     """The environment of ``container`` (a container node of ``group``'s pod template, ``lines``
-    the file's lines): the variables LWS sets in a leader/worker group, then its ``env``."""
+    the file's lines): the variables LWS sets in a leader/worker group, those the operator sets
+    in every container (``group.env``), then its ``env``."""
     env = Env()
     size = group.size
     if group.kind in RAY_KINDS:
@@ -151,7 +152,7 @@ def container_env(container: YMap, group: PodGroup, lines: list[str]) -> Env:
                              ("WORKER_INDEX", "WORKER_INDEX")):
                 env.values["RBG_LWP_" + rbg] = env.values["LWS_" + lws]
     items = container.get("env")
-    for item in items.items if isinstance(items, YSeq) else []:
+    for item in list(group.env or []) + (items.items if isinstance(items, YSeq) else []):
         if not isinstance(item, YMap):
             continue
         name = scalar_value(item.get("name"))

@@ -37,6 +37,10 @@ class PodGroup:
     # LLMInferenceServiceConfig's are the InferenceService's / LLMInferenceService's): K8S001
     # then notes the count as not checked instead of reporting a pod that asks for none
     gpus_elsewhere: str | None = None
+    # environment the operator sets in every container of the template before the container's own
+    # ``env`` (items of name / value / valueFrom): a DynamoGraphDeployment's ``spec.envs``, then the
+    # service's ``envs``; a name set again later wins
+    env: list | None = None
 
     def pods_per_instance(self) -> int:
         """Pods one instance of the engine spans: the LWS group size, else 1."""

@@ -19,14 +19,21 @@ def graph_deployment(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
     """A Dynamo DynamoGraphDeployment: v1alpha1 ``spec.services`` (name -> componentType,
     subComponentType, replicas, resources.limits.gpu, multinode.nodeCount,
     extraPodSpec.mainContainer) or v1beta1 ``spec.components`` (name, type, replicas,
-    multinode.nodeCount, podTemplate). Sources: ai-dynamo/dynamo
-    deploy/operator/api/v1alpha1/dynamocomponentdeployment_types.go and
+    multinode.nodeCount, podTemplate). A v1alpha1 graph's ``spec.envs`` and a service's ``envs``
+    are the environment of the service's containers, before their own ``env`` (``PodGroup.env``).
+    Sources: ai-dynamo/dynamo deploy/operator/api/v1alpha1/dynamocomponentdeployment_types.go,
+    deploy/cloud/operator/api/v1alpha1/dynamographdeployment_types.go @
+    039eb630ece354bf2208c1cb1c7140f4f1b041f5 (DynamoGraphDeploymentSpec.Envs) and
     deploy/operator/api/v1beta1/dynamographdeployment_types.go; the shapes of
     examples/backends/sglang/deploy/disagg-multinode.yaml and v1beta1/disagg-multinode.yaml."""
     version = str(scalar_value(obj.get("apiVersion")))
     out: list[PodGroup] = []
     if version.endswith("/v1alpha1"):
         services = spec.get("services")
+        # "Envs are environment variables applied to all services in the graph unless overridden by
+        # service-specific configuration" (v1alpha1 dynamographdeployment_types.go, DynamoGraphDeploymentSpec.Envs);
+        # a service's own envs (DynamoComponentDeploymentSharedSpec.Envs) come after them
+        shared = _env_items(spec.get("envs"))
         for key, svc in services.items if isinstance(services, YMap) else []:
             if not isinstance(svc, YMap):
                 continue
@@ -40,7 +47,8 @@ def graph_deployment(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
             out.append(PodGroup("DynamoGraphDeployment", str(key.value), kspan, pod, located(svc.get("replicas")),
                                 located(map_at(svc, "multinode").get("nodeCount")) if map_at(svc, "multinode") else None,
                                 "all", role, containers=[main],
-                                gpu_limit=located(gpu.get("gpu")) if gpu else None, operator="dynamo"))
+                                gpu_limit=located(gpu.get("gpu")) if gpu else None, operator="dynamo",
+                                env=shared + _env_items(svc.get("envs")) or None))
         return out
     if version.endswith("/v1beta1"):
         comps = spec.get("components")
@@ -57,6 +65,11 @@ def graph_deployment(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
                                 "all", role, operator="dynamo"))
         return out
     return None
+
+
+def _env_items(node) -> list[YMap]:
+    """The name / value items of an ``envs`` list (others are left out)."""
+    return [item for item in node.items if isinstance(item, YMap)] if isinstance(node, YSeq) else []
 
 
 def multinode_flags(cmd: Command, g: PodGroup) -> None:
