@@ -237,10 +237,10 @@ TPU = "049-lws-tpu-lws/lws.yaml"
 TRITON = "001-lws-tensorrt-llm-lws/lws.yaml"
 
 
-def test_a_tpu_pod_is_a_note_and_the_same_pod_with_too_few_gpus_is_k8s001(tmp_path):
-    # 4 TPU chips per pod x 4 pods for TP 16: GPU counts are not TPU counts (a note, no K8S001)
+def test_a_tpu_pod_is_counted_and_the_same_pod_with_too_few_gpus_is_k8s001(tmp_path):
+    # 4 TPU chips per pod x 4 pods for TP 16: counted as chips (tests/test_tpu.py), no note left
     assert not _rules(_lint(_corpus(TPU)), "K8S001")
-    assert any("google.com/tpu" in g and "GPUs per pod (K8S001)" in g for g in _gaps(_corpus(TPU)))
+    assert not any("google.com/tpu" in g for g in _gaps(_corpus(TPU)))
     gpus = _changed(TPU, 'google.com/tpu: "4"', 'nvidia.com/gpu: "2"', tmp_path, count=2)
     k = _rules(_lint(gpus), "K8S001")
     assert len(k) == 1 and "TP 16" in k[0][4], k

@@ -21,10 +21,11 @@ from .topology import equals, gpus_per_instance, node_group
 if TYPE_CHECKING:   # cfglint.read.k8s is imported only by a run that reads a Kubernetes manifest
     from ..read.k8s.model import Container
 
-RESOURCE_VENDOR = {"nvidia.com/gpu": "NVIDIA", "amd.com/gpu": "AMD"}
-# node labels that name the GPU product of a node
+# node labels that name the GPU product of a node (an accelerator resource's own label, such as
+# GKE's TPU label, is its node_label in rules/accelerators.yaml resources)
 PRODUCT_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "amd.com/gpu.product-name",
                   "node.kubernetes.io/instance-gpu")
+_TOPOLOGY = re.compile(r"^\d{1,4}(x\d{1,4}){1,2}$")   # a TPU slice shape: 4x4, 2x2x1
 # the setting and flag that name a multi-node instance's rendezvous (rules/engines.yaml settings)
 RENDEZVOUS = {"sglang": ("dist_init_addr", "--dist-init-addr"), "vllm": ("master_addr", "--master-addr")}
 _QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]i?|[kmgtpe])?$")
@@ -47,11 +48,11 @@ def quantity(text) -> int | None:
     return int(float(m.group(1)) * _UNITS.get(m.group(2) or "", 1))
 
 
-# extended resources of accelerators that are not GPUs (TPUs, NPUs): Google Cloud TPU
-# (cloud.google.com/kubernetes-engine/docs/how-to/tpus: google.com/tpu), Huawei Ascend device
-# plugin (huawei.com/Ascend910, huawei.com/Ascend310P ...), Intel Gaudi (habana.ai/gaudi),
-# AWS Neuron (aws.amazon.com/neuron, neuroncore)
-OTHER_ACCELERATORS = re.compile(r"^(google\.com/tpu|huawei\.com/[Aa]scend\S*|habana\.ai/gaudi|aws\.amazon\.com/neuron\S*)$")
+# extended resources of accelerators whose count K8S001 does not weigh (NPUs and others; the
+# counted ones, GPUs and Google Cloud TPU chips, are rules/accelerators.yaml resources): Huawei
+# Ascend device plugin (huawei.com/Ascend910, huawei.com/Ascend310P ...), Intel Gaudi
+# (habana.ai/gaudi), AWS Neuron (aws.amazon.com/neuron, neuroncore)
+OTHER_ACCELERATORS = re.compile(r"^(huawei\.com/[Aa]scend\S*|habana\.ai/gaudi|aws\.amazon\.com/neuron\S*)$")
 
 
 def _other_accelerators(c: Container) -> Located | None:
@@ -65,17 +66,80 @@ def _other_accelerators(c: Container) -> Located | None:
     return None
 
 
+def _units(entry: dict, n: int) -> str:
+    """``n`` units of a device resource: "16 TPU chips", "1 GPU"."""
+    unit = str(entry.get("unit") or "GPU")
+    return f"{n} {unit}{'s' if n != 1 else ''}"
+
+
+def _selected(spec: YMap, label: str | None) -> Located | None:
+    """The value the pod spec's nodeSelector gives node label ``label``, or None."""
+    sel = spec.get("nodeSelector")
+    v = sel.get(label) if isinstance(sel, YMap) and label else None
+    return Located(str(v.value), v.span) if isinstance(v, YScalar) and v.value is not None else None
+
+
+def slice_chips(topology: str) -> int | None:
+    """The chips of a TPU slice shape (``4x4``: 16, ``2x2x1``: 4), None when it is not one."""
+    if not _TOPOLOGY.match(topology.strip()):
+        return None
+    n = 1
+    for part in topology.strip().split("x"):
+        n *= int(part)
+    return n
+
+
+def _slice_findings(ctx: Context, c: Container, res: str, entry: dict, loc: Located, per_pod: int, pods: int,
+                    need: int):
+    """K8S001 on a slice-placed resource (rules/accelerators.yaml resources topology_label):
+    the slice topology the node selector asks for against the chips the pods of one instance
+    ask for. A group of several pods (an LWS group, one pod per TPU VM) fills one slice; a
+    lone pod cannot ask for more chips than its slice has. A slice of the engine's ``need``
+    chips is right: then the per-pod count is what is wrong, and the count finding says so."""
+    topo = _selected(c.group.spec, entry.get("topology_label"))
+    chips = slice_chips(topo.value) if topo is not None else None
+    if topo is not None and chips is None:
+        ctx.not_checked("TPU slice topology (K8S001)", f"{entry['topology_label']}: {topo.value} is not a slice "
+                                                       "shape (AxB or AxBxC)", topo.span)
+        return
+    asked = per_pod * pods
+    if chips is None or asked == chips or chips == need or (pods == 1 and per_pod <= chips):
+        return
+    product = _selected(c.group.spec, entry.get("node_label"))
+    found = product_accelerator(ctx.kb, product.value) if product is not None else None
+    shapes = [t for t in (found or {}).get("topologies") or [] if slice_chips(str(t)) == asked]
+    label = "multinode.nodeCount" if c.group.operator == "dynamo" else f"{c.group.kind} size"
+    group = (f"the {c.group.kind}'s group of {pods} pods ({label}, {here(c.group.size.span)}) x {res}: {per_pod} "
+             f"({here(loc.span)}) asks for {asked}" if pods > 1 and c.group.size is not None else
+             f"the pod asks for {res}: {per_pod} ({here(loc.span)})")
+    fix = (f"use a {asked}-chip topology ({' / '.join(map(str, shapes))}{' for ' + found['name'] if found else ''})"
+           if shapes else f"use a topology of {asked} chips")
+    yield Finding("K8S001", f"{entry['topology_label']}: {topo.value} is a slice of {_units(entry, chips)} but "
+                            f"{group}: the pods of one instance do not fit one slice; {fix}",
+                  topo.span, related=[(loc.span, f"{res}: {per_pod}")])
+
+
 @rule("K8S001", "gpu-resources-mismatch", "error",
-      "GPUs per pod x pods per group do not match the engine's TP x PP (x DP), or GPU limits and requests differ.",
-      "A pod gets the GPUs its container asks for (resources.limits of nvidia.com/gpu or amd.com/gpu); "
+      "GPUs (TPU chips) per pod x pods per group do not match the engine's TP x PP (x DP) or the TPU slice "
+      "topology, or GPU limits and requests differ.",
+      "A pod gets the accelerator devices its container asks for (resources.limits of nvidia.com/gpu, "
+      "amd.com/gpu, or google.com/tpu chips on GKE: rules/accelerators.yaml resources); "
       "an engine instance spans the pods of one group (a LeaderWorkerSet group of `size` pods, one "
       "pod otherwise) and needs TP x PP (x replica DP) GPUs; engines a container starts side by side "
       "share its GPUs. Fewer GPUs and the engine fails at "
       "start (too few devices for its ranks); more and they sit idle, and the published system "
       "is not what ran. For extended resources such as GPUs Kubernetes takes the limit as the "
-      "request, and a request that differs from the limit is refused.",
+      "request, and a request that differs from the limit is refused. On GKE a TPU pod is placed on "
+      "a slice by its node selector (cloud.google.com/gke-tpu-accelerator, cloud.google.com/gke-tpu-topology "
+      "AxB[xC]: A x B [x C] chips), one pod per TPU VM; the pods of one instance (an LWS group) "
+      "fill one slice, so their chips must add up to the topology's, and a lone pod cannot ask for "
+      "more chips than its slice has.",
       ("https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/ (GPUs are specified in limits; "
        "requests, if given, must equal limits)",
+       "https://docs.cloud.google.com/kubernetes-engine/docs/how-to/tpus-autopilot (TPU version and topology in "
+       "nodeSelector, the chips in resources; each TPU pod on a node of its own)",
+       "https://docs.cloud.google.com/tpu/docs/v5e (slice shapes and their chips), rules/accelerators.yaml "
+       "(resources; TPU generations: gke_accelerator, chips_per_host, topologies)",
        "https://lws.sigs.k8s.io/docs/ (LeaderWorkerSet: leaderWorkerTemplate.size pods per group)",
        "rules/engines.yaml (TP / PP / DP flags; what one instance uses: src/cfglint/checks/topology.py)"))
 def check_gpu_resources(ctx: Context):
@@ -118,8 +182,9 @@ def check_gpu_resources(ctx: Context):
         other = _other_accelerators(c) if count is None else None
         if other is not None:
             ctx.not_checked("GPUs per pod (K8S001)", f"container {c.name or '?'} asks for {other.value}, an "
-                                                     "accelerator other than nvidia.com/gpu or amd.com/gpu: its "
-                                                     "count against TP x PP is not checked", other.span)
+                                                     "accelerator whose count is not weighed (not a resource of "
+                                                     "rules/accelerators.yaml): its count against TP x PP is not "
+                                                     "checked", other.span)
             continue
         if count is None:
             if need >= 1:
@@ -134,6 +199,9 @@ def check_gpu_resources(ctx: Context):
         if per_pod is None:
             ctx.not_checked("GPUs per pod (K8S001)", f"{res}: {loc.value} is not a number", loc.span)
             continue
+        entry = ctx.kb.device_resources.get(res) or {}
+        if entry.get("topology_label"):
+            yield from _slice_findings(ctx, c, res, entry, loc, per_pod, pods, need)
         if per_pod * pods == need:
             continue
         label = "multinode.nodeCount" if c.group.operator == "dynamo" else f"{c.group.kind} size"
@@ -141,9 +209,15 @@ def check_gpu_resources(ctx: Context):
             if pods > 1 and c.group.size is not None else f" x {pods} pods ({nodes_of})" if nodes_of else ""
         right = f"{need // pods}" if need % pods == 0 else None
         fix = f"; set {res}: {right}" if right is not None else ""
+        topo = _selected(c.group.spec, entry.get("topology_label"))
+        chips = slice_chips(topo.value) if topo is not None else None
+        if chips == per_pod * pods:
+            # the pods fill the slice the node selector asks for: the launch is what does not match it
+            fix = (f"; the {topo.value} slice ({entry['topology_label']}, {here(topo.span)}) has {chips} chips: "
+                   f"make TP x PP {chips}" + (f" (or set {res}: {right} on a slice of {need} chips)" if right else ""))
         runs = f"it runs {equals(how, need)}" if len(needs) == 1 else f"its {len(needs)} engines run {equals(how, need)}"
         yield Finding("K8S001", f"{res}: {per_pod}{pods_text} gives the engine{'s' if len(needs) > 1 else ''} "
-                                f"{per_pod * pods} GPUs but {runs}{fix}",
+                                f"{_units(entry, per_pod * pods)} but {runs}{fix}",
                       loc.span, related=related)
 
 
@@ -168,14 +242,14 @@ def _pods_of_instance(c: Container, procs: list) -> tuple[int, str | None]:
     return pods, None
 
 
-def _product_values(spec: YMap) -> list[tuple[str, Located]]:
-    """(label, value) of every GPU-product node label the pod spec requires: nodeSelector and
-    required node affinity (matchExpressions with operator In)."""
+def _product_values(spec: YMap, labels: tuple[str, ...]) -> list[tuple[str, Located]]:
+    """(label, value) of every accelerator-product node label among ``labels`` the pod spec
+    requires: nodeSelector and required node affinity (matchExpressions with operator In)."""
     out: list[tuple[str, Located]] = []
     sel = spec.get("nodeSelector")
     if isinstance(sel, YMap):
         for k, v in sel.items:
-            if k.value in PRODUCT_LABELS and isinstance(v, YScalar) and v.value is not None:
+            if k.value in labels and isinstance(v, YScalar) and v.value is not None:
                 out.append((k.value, Located(str(v.value), v.span)))
     aff = spec.get("affinity")
     na = aff.get("nodeAffinity") if isinstance(aff, YMap) else None
@@ -187,7 +261,7 @@ def _product_values(spec: YMap) -> list[tuple[str, Located]]:
             if not isinstance(e, YMap) or not isinstance(e.get("key"), YScalar):
                 continue
             key, op, values = e.get("key").value, e.get("operator"), e.get("values")
-            if key in PRODUCT_LABELS and isinstance(op, YScalar) and op.value == "In" and isinstance(values, YSeq):
+            if key in labels and isinstance(op, YScalar) and op.value == "In" and isinstance(values, YSeq):
                 out += [(key, Located(str(v.value), v.span)) for v in values.items
                         if isinstance(v, YScalar) and v.value is not None]
     return out
@@ -233,13 +307,16 @@ def check_gpu_product(ctx: Context):
         image_vendor = next((v for pattern, v in MARKERS if c.image and pattern.search(str(c.image.value))), None)
         for res, (lim, req) in c.gpus.items():
             loc = lim or req
-            vendor = RESOURCE_VENDOR.get(res)
+            entry = ctx.kb.device_resources.get(res) or {}
+            vendor = entry.get("vendor")
             if acc and decl and vendor and acc.get("vendor") and vendor != acc.get("vendor") and loc:
-                yield Finding("K8S002", f"the container asks for {res} ({vendor} GPUs) but the system is {name} "
-                                        f"({acc.get('vendor')}, {here(decl.span)}): use "
-                                        f"{'nvidia.com/gpu' if acc.get('vendor') == 'NVIDIA' else 'amd.com/gpu'}",
+                want = next((r for r, e in ctx.kb.device_resources.items() if e.get("vendor") == acc.get("vendor")), None)
+                yield Finding("K8S002", f"the container asks for {res} ({vendor} {entry.get('unit') or 'GPU'}s) but the "
+                                        f"system is {name} ({acc.get('vendor')}, {here(decl.span)})"
+                                        + (f": use {want}" if want else ""),
                               loc.span, related=[(decl.span, f"accelerator: {name}")])
-        for label, value in _product_values(c.group.spec):
+        labels = PRODUCT_LABELS + tuple(e["node_label"] for e in ctx.kb.device_resources.values() if e.get("node_label"))
+        for label, value in _product_values(c.group.spec, labels):
             found = product_accelerator(ctx.kb, value.value)
             if found is None:
                 ctx.not_checked("GPU product of the node selector (K8S002)",
@@ -336,7 +413,8 @@ def check_pod_hygiene(ctx: Context):
         per_pod = parse_int(count[1].value) if count else None
         pods = c.group.pods_per_instance()
         gpus = per_pod if per_pod is not None else (got[0] // pods if got else None)
-        if gpus is not None and gpus > 1 and id(c.node) not in seen:
+        nccl = count is None or bool((ctx.kb.device_resources.get(count[0]) or {}).get("nccl_shm"))
+        if nccl and gpus is not None and gpus > 1 and id(c.node) not in seen:
             seen.add(id(c.node))
             ok, small, at = _shm(c)
             cname = c.node.get("name")

@@ -412,6 +412,14 @@ class Knowledge:
         """Canonical accelerator names, sorted."""
         return sorted({e["name"] for e in self._accelerators.values()})
 
+    @cached_property
+    def device_resources(self) -> dict[str, dict]:
+        """The Kubernetes extended resources that give a container accelerator devices
+        (``nvidia.com/gpu``, ``google.com/tpu``) -> what one unit is (vendor, unit, the node labels
+        that place it): rules/accelerators.yaml ``resources``."""
+        table = (load("accelerators.yaml") or {}).get("resources") or {}
+        return {str(k): dict(v) for k, v in table.items() if isinstance(v, dict)}
+
 
     def hand_registry(self, name: str) -> FlagRegistry | None:
         """The hand-written flag registry ``name`` of rules/flags/*.yaml (sglang, vllm, trtllm,

@@ -425,7 +425,7 @@ def load_yaml(tf: TextFile, rel: str, role: str | None, sub: Submission, deploy:
             sub.configs.append(ConfigFile(path=os.path.normpath(rel), display=tf.display, root=None, role=role))
         return
     if deploy or any(k8s.is_object(d) or k8s.meant_as_object(d) for d in docs):
-        manifest = k8s.read_manifest(docs, tf.lines, tf.display)
+        manifest = k8s.read_manifest(docs, tf.lines, tf.display, tuple(knowledge().device_resources))
         sub.findings += manifest.findings
         sub.k8s_objects += [(tf.display, obj) for obj in manifest.objects]
         sub.k8s_not_modelled += manifest.not_modelled

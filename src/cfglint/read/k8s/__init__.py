@@ -24,6 +24,8 @@ from .nodes import is_object, located, map_at, scalar_value
 
 __all__ = ["Manifest", "is_object", "meant_as_object", "read_manifest"]
 
+# the accelerator device resources when the caller names none (the knowledge base's table,
+# rules/accelerators.yaml resources, is what a run passes: cfglint.load.submission)
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 MAX_OBJECTS = 256      # Kubernetes objects read per file
 MAX_CONTAINERS = 64    # containers turned into commands per file
@@ -36,11 +38,12 @@ def meant_as_object(node: YNode | None) -> bool:
     return isinstance(node, YMap) and not is_object(node) and scalar_value(node.get("kind")) in (*MODELLED, *NOT_MODELLED)
 
 
-def _gpus(container: YMap) -> dict[str, tuple[Located | None, Located | None]]:
+def _gpus(container: YMap, devices: tuple[str, ...]) -> dict[str, tuple[Located | None, Located | None]]:
+    """(limit, request) of each accelerator device resource in ``devices`` the container names."""
     out: dict[str, tuple[Located | None, Located | None]] = {}
     limits = map_at(container, "resources", "limits")
     requests = map_at(container, "resources", "requests")
-    for res in GPU_RESOURCES:
+    for res in devices:
         lim = located(limits.get(res)) if limits else None
         req = located(requests.get(res)) if requests else None
         if lim is not None or req is not None:
@@ -48,10 +51,12 @@ def _gpus(container: YMap) -> dict[str, tuple[Located | None, Located | None]]:
     return out
 
 
-def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest:
+def read_manifest(docs: list[YNode], lines: list[str], display: str,
+                  devices: tuple[str, ...] = GPU_RESOURCES) -> Manifest:
     """The Kubernetes objects among ``docs`` (the documents of one file, ``lines`` its lines)
     and the commands their containers run, each with the role it is for (a DisaggregatedSet
-    role's name; None otherwise) and its :class:`Container` as ``command.origin``."""
+    role's name; None otherwise) and its :class:`Container` as ``command.origin``. ``devices``:
+    the extended resources that are accelerator devices (``Container.gpus``)."""
     out = Manifest()
     containers = 0
     stack = list(docs)
@@ -85,7 +90,7 @@ def read_manifest(docs: list[YNode], lines: list[str], display: str) -> Manifest
                     continue
                 containers += 1
                 cname = scalar_value(cnode.get("name"))
-                c = Container(g, cnode, cname if isinstance(cname, str) else "", located(cnode.get("image")), _gpus(cnode))
+                c = Container(g, cnode, cname if isinstance(cname, str) else "", located(cnode.get("image")), _gpus(cnode, devices))
                 c.entrypoint = cnode.get("command") is None
                 if g.gpu_limit is not None and not c.gpus:
                     c.gpus["nvidia.com/gpu"] = (g.gpu_limit, None)

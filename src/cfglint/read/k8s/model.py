@@ -50,8 +50,9 @@ class PodGroup:
 
 @dataclass(slots=True)
 class Container:
-    """A container of a pod template that runs a command: its node, image and GPU resources
-    (resource name -> (limit, request), each with its span)."""
+    """A container of a pod template that runs a command: its node, image and accelerator
+    device resources, GPUs or TPU chips (resource name -> (limit, request), each with its span;
+    the names: rules/accelerators.yaml resources)."""
 
     group: PodGroup
     node: YMap
