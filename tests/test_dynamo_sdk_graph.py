@@ -55,7 +55,7 @@ def test_tensor_parallel_above_the_pods_gpus(tmp_path):
     (k8s,) = only(lint(path), "K8S001")
     # at the service's GPU limit (resources.limits.gpu: "1", line 125), TP from the JSON
     assert (k8s[2], k8s[3]) == (125, 16)
-    assert "gives the engine 1 GPUs but it runs TP 2" in k8s[4]
+    assert "gives the engine 1 GPU but it runs TP 2; set nvidia.com/gpu: 2" in k8s[4]
     result = lint_paths([str(path)])
     (f,) = [f for f in result.findings if f.rule_id == "K8S001"]
     assert [(s.line, s.col, m) for s, m in f.related] == [(CONFIG_LINE, _at(path, '"tensor-parallel-size":2')[1]
