@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..model import MAX_INT_DIGITS, Finding, Located, Span, parse_int
+from ..read.quantity import device_count, parse_quantity, value_problem
 from ..read.yamlsrc import YMap, YScalar, YSeq
 from .base import Context, here, rule
 from .containers import MIN_SHM_BYTES, container_shm
@@ -148,8 +149,9 @@ def check_gpu_resources(ctx: Context):
         per_container.setdefault(id(c.node), (c, []))[1].append(p)
     for c, procs in per_container.values():
         for res, (lim, req) in c.gpus.items():
-            if lim is not None and req is not None and parse_int(lim.value) is not None \
-                    and parse_int(req.value) != parse_int(lim.value):
+            # compared as quantities (1000m is 1); a value the API server refuses is K8S004's
+            if lim is not None and req is not None and device_count(lim.value) is not None \
+                    and device_count(req.value) is not None and device_count(req.value) != device_count(lim.value):
                 yield Finding("K8S001", f"{res} request {req.value} differs from its limit {lim.value} "
                                         f"({here(lim.span)}): Kubernetes refuses a GPU request that is not equal "
                                         f"to the limit; set both to {lim.value} or give only the limit",
@@ -167,6 +169,11 @@ def check_gpu_resources(ctx: Context):
                 break
             needs.append(got)
         if not needs:
+            continue
+        bad_size = c.group.size_problem()
+        if bad_size is not None:
+            ctx.not_checked("GPUs per pod (K8S001)", f"{bad_size[0]}: the pods per group are not known, so "
+                                                     "the GPUs of one instance are not checked", bad_size[1])
             continue
         need = sum(n for n, _a, _h in needs)
         how = " + ".join(h for _n, _a, h in needs)
@@ -195,9 +202,12 @@ def check_gpu_resources(ctx: Context):
                               name.span if isinstance(name, YScalar) else c.node.span, related=related)
             continue
         res, loc = count
-        per_pod = parse_int(loc.value)
+        per_pod = device_count(loc.value)
         if per_pod is None:
-            ctx.not_checked("GPUs per pod (K8S001)", f"{res}: {loc.value} is not a number", loc.span)
+            bad = value_problem(res, loc.value) if parse_quantity(loc.value) is not None else None
+            ctx.not_checked("GPUs per pod (K8S001)", f"{res}: {loc.value} is not a whole number of devices the API server "
+                                                     "accepts (K8S004 says why): the GPUs per pod are not known" if bad
+                            else f"{res}: {loc.value} is not a number", loc.span)
             continue
         entry = ctx.kb.device_resources.get(res) or {}
         if entry.get("topology_label"):
@@ -216,7 +226,8 @@ def check_gpu_resources(ctx: Context):
             fix = (f"; the {topo.value} slice ({entry['topology_label']}, {here(topo.span)}) has {chips} chips: "
                    f"make TP x PP {chips}" + (f" (or set {res}: {right} on a slice of {need} chips)" if right else ""))
         runs = f"it runs {equals(how, need)}" if len(needs) == 1 else f"its {len(needs)} engines run {equals(how, need)}"
-        yield Finding("K8S001", f"{res}: {per_pod}{pods_text} gives the engine{'s' if len(needs) > 1 else ''} "
+        written = f"{loc.value} ({per_pod})" if str(loc.value).strip() != str(per_pod) else str(per_pod)   # 1k (1000)
+        yield Finding("K8S001", f"{res}: {written}{pods_text} gives the engine{'s' if len(needs) > 1 else ''} "
                                 f"{_units(entry, per_pod * pods)} but {runs}{fix}",
                       loc.span, related=related)
 
@@ -386,7 +397,9 @@ def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
       "Containers get a 64 MiB /dev/shm by default; NCCL and the engines' multi-process "
       "communication put their buffers there and fail or hang with more than one GPU unless the pod "
       "mounts an emptyDir with medium: Memory at /dev/shm (or uses hostIPC), or the `docker run` / "
-      "`podman run` has --ipc=host or --shm-size of at least 1g (or binds a host /dev/shm with -v). "
+      "`podman run` has --ipc=host or --shm-size of at least 1g (or binds a host /dev/shm with -v); a "
+      "--shm-size docker cannot read (`32x`, `-1g`, beyond an int64 of bytes) makes it refuse to start the "
+      "container. "
       "In a LeaderWorkerSet "
       "group every pod must reach the same rendezvous: the leader's address "
       "($(LWS_LEADER_ADDRESS) in --dist-init-addr) and a node rank from the pod's index "
@@ -401,6 +414,7 @@ def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
        "memory to share data between processes under the hood, particularly for tensor parallel inference.')",
        "https://docs.sglang.ai/get_started/install.html (docker run --gpus all --shm-size 32g ... lmsysorg/sglang)",
        "https://docs.docker.com/reference/cli/docker/container/run/ (--ipc, --shm-size: 64m when not given)",
+       "docker/go-units size.go @ 2bd057e7d15e (RAMInBytes, parseSize: the --shm-size values docker reads)",
        "https://lws.sigs.k8s.io/docs/ (LWS_LEADER_ADDRESS, LWS_WORKER_INDEX, LWS_GROUP_SIZE)",
        "sgl-project/sglang python/sglang/srt/server_args.py (--dist-init-addr, --nnodes, --node-rank)",
        "vllm-project/vllm vllm/engine/arg_utils.py (--nnodes, --node-rank, --master-addr) @ v0.33.0"))
@@ -410,7 +424,7 @@ def check_pod_hygiene(ctx: Context):
     for p, c in _engines_in_pods(ctx):
         got = gpus_per_instance(p)
         count = c.gpu_count()
-        per_pod = parse_int(count[1].value) if count else None
+        per_pod = device_count(count[1].value) if count else None
         pods = c.group.pods_per_instance()
         gpus = per_pod if per_pod is not None else (got[0] // pods if got else None)
         nccl = count is None or bool((ctx.kb.device_resources.get(count[0]) or {}).get("nccl_shm"))

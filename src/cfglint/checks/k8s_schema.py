@@ -36,8 +36,12 @@ def _is_object(root) -> bool:
     "published schema of it was read) is reported as not checked (COV001), and so is a deploy-time placeholder (`${REPLICAS}`, "
     "`{{ .Values.port }}`, `<port>`) where the schema wants a number; an object that runs no "
     "container (a Service, ConfigMap, PersistentVolume, PodMonitor) is not a serving object: it is "
-    "neither validated nor a note. Value rules the schema does not state (CEL rules, "
-    "name formats, quantities' syntax) are not checked.",
+    "neither validated nor a note. Beyond the schema, a container's resource values are checked as the API "
+    "server checks them: each must be a quantity (`1`, `500m`, `64Gi`, `1e9`), none negative, and an extended "
+    "resource such as `nvidia.com/gpu` a whole number (`4.5` and `1500m` are refused); an integer field "
+    "keeps the range of its int32 / int64 format (`replicas: 10000000000` is refused) and a LeaderWorkerSet's "
+    "`size` is at least 1 (its webhook). Other value rules the schema does not state (CEL rules, name formats) "
+    "are not checked.",
     ("kubernetes/kubernetes api/openapi-spec/swagger.json at v1.37.0 (via kubernetes-validate 1.37.0's JSON Schema "
      "conversion); schemas/k8s/core.json",
      "kubernetes-sigs/lws config/crd/bases (LeaderWorkerSet, DisaggregatedSet) at 060ab4da17ee",
@@ -52,7 +56,13 @@ def _is_object(root) -> bool:
      "serving.kserve.io_clusterservingruntimes.yaml at aaac4e294dae",
      "vllm-project/production-stack operator/config/crd/bases/production-stack.vllm.ai_vllmruntimes.yaml at a6c01db05f65",
      "kubernetes.io/docs/reference/using-api/deprecation-guide/ (workload APIs removed in v1.16)",
-     "kubernetes.io/docs/reference/using-api/api-concepts/#field-validation (Strict: unknown fields are errors)"),
+     "kubernetes.io/docs/reference/using-api/api-concepts/#field-validation (Strict: unknown fields are errors)",
+     "kubernetes/apimachinery pkg/api/resource/quantity.go and suffix.go @ eed236ceee2c (the quantity syntax)",
+     "kubernetes/kubernetes pkg/apis/core/validation/validation.go @ 000f26050b9b (validateResourceRequirements, "
+     "ValidateResourceQuantityValue: 'must be an integer' for an extended resource, 'must be greater than or equal to 0')",
+     "kubernetes/kube-openapi pkg/validation/validate/validator.go @ d427ff9ee9ad (numberValidator: int32 / int64 "
+     "format ranges)",
+     "kubernetes-sigs/lws pkg/webhooks/leaderworkerset_webhook.go @ 060ab4da17ee ('size must be equal or greater than 1')"),
 )
 def invalid_workload(ctx: Context):
     """Every Kubernetes object among the unit's YAML configurations (listed in files.configs, or

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ..model import Finding, parse_int
+from ..read.quantity import device_count
 from .base import Context, as_int, here, rule
 from .modelfacts import block_size, fact_int, fact_origin, fp8_block_unknown, fp8_why, served_model
 from .topology import equals, gpus_per_instance, node_groups
@@ -572,4 +573,4 @@ def _pod_gpus(p) -> int | None:
     """The GPUs the container of a Kubernetes process is given (Container.gpu_count: its limit,
     else its request), None outside Kubernetes or when not a literal count."""
     got = p.pod.gpu_count() if hasattr(getattr(p, "pod", None), "gpu_count") else None
-    return parse_int(got[1].value) if got is not None else None
+    return device_count(got[1].value) if got is not None else None

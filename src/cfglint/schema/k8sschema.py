@@ -166,8 +166,11 @@ def validate_object(node: YNode | None, display: str, patch: bool = False) -> Ob
 
     data = to_python(node)
     clean, remember = validation.known_valid(lambda: _memo_key(file), lambda: _fast_validator(api, kind), node, data)
+    from .k8svalues import resource_findings
+
+    values = resource_findings(node, kind)   # the API server's checks of resource quantities
     if clean:
-        return ObjectFindings(schema=file)
+        return ObjectFindings(sorted(values, key=Finding.sort_key), schema=file)
     try:
         compiled = _validator(api, kind)
     except (OSError, ValueError) as err:  # a schema file missing or broken in this installation
@@ -185,7 +188,9 @@ def validate_object(node: YNode | None, display: str, patch: bool = False) -> Ob
         raw = [f for f in raw if not _REQUIRED.match(_WHERE.match(f.message).group("text") if _WHERE.match(f.message)
                                                       else f.message)]
     scalars = _scalars(node) if raw else {}
-    return ObjectFindings(sorted((_worded(f, kind, scalars.get(f.span)) for f in raw), key=Finding.sort_key), schema=file,
+    worded = [_worded(f, kind, scalars.get(f.span)) for f in raw]
+    at = {f.span for f in worded}
+    return ObjectFindings(sorted(worded + [f for f in values if f.span not in at], key=Finding.sort_key), schema=file,
                           partial=partial)
 
 
@@ -342,6 +347,9 @@ _UNKNOWN = re.compile(r"^unknown field (?P<key>'.*?'|\".*?\"); (?P<hint>.*)$", r
 _NOT_TYPE = re.compile(r"^(?P<shown>.*) is not of type (?P<types>('[a-z]+'(, | or )?)+)(?P<rest>.*)$", re.S)
 _NOT_ONE_OF = re.compile(r"^(?P<shown>.*) is not one of \[(?P<values>.*)\]$", re.S)
 _REQUIRED = re.compile(r"^(?P<key>'.*?') is a required property$", re.S)
+_BOUND = re.compile(r"^(?P<shown>-?[0-9.eE+]+) is (?P<side>greater|less) than the (maximum|minimum) of (?P<bound>-?[0-9]+)$")
+# the bounds of the integer formats (cfglint.knowledge.build.k8s_schemas INT_FORMATS)
+_INT_WIDTHS = {(1 << 31) - 1: "int32", -(1 << 31): "int32", (1 << 63) - 1: "int64", -(1 << 63): "int64"}
 
 
 def _place(where: str, kind: str) -> str:
@@ -383,6 +391,17 @@ def _worded(f: Finding, kind: str, target: YScalar | None = None) -> Finding:
     if e:
         values = [v for v in (x.strip() for x in e.group("values").split(", ")) if v != "None"]
         f.message = f"{place}: {e.group('shown')} is not an allowed value; allowed: {', '.join(values)}"
+        return f
+    b = _BOUND.match(text)
+    if b:
+        shown, bound = b.group("shown"), int(b.group("bound"))
+        shown = shown if len(shown) <= 40 else shown[:20] + "..."
+        width = _INT_WIDTHS.get(bound)
+        if width:
+            f.message = (f"{place}: {shown} exceeds the {width} {'maximum' if b.group('side') == 'greater' else 'minimum'} "
+                         f"{bound} (the field is a {width[3:]}-bit integer): the API server refuses it")
+        else:
+            f.message = f"{place}: {shown} must be {'at most' if b.group('side') == 'greater' else 'at least'} {bound}"
         return f
     r = _REQUIRED.match(text)
     if r:

@@ -2,6 +2,10 @@
 (schemas/k8s/*.json) from their public definitions. Facts only: field names, types, required
 fields, enums and bounds; descriptions, defaults, patterns, CEL rules and status are dropped.
 
+Integer fields keep the range of their OpenAPI ``format`` (int32, int64) as ``minimum`` /
+``maximum`` (:data:`INT_FORMATS`): the API server refuses ``replicas: 10000000000``; bounds a kind's
+admission webhook enforces beyond its CRD are :data:`WEBHOOK_MINIMUMS`.
+
 Usage (from a checkout)::
 
     python -m cfglint.knowledge.build k8s-schemas core DEFINITIONS.json --source TEXT
@@ -82,12 +86,34 @@ ENUMS = {
     ("io.k8s.api.apps.v1.StatefulSetUpdateStrategy", "type"): ["RollingUpdate", "OnDelete"],
     ("io.k8s.api.batch.v1.JobSpec", "completionMode"): ["NonIndexed", "Indexed"],
 }
+# the range of an integer field's OpenAPI format: the API server refuses a value beyond it (a built-in
+# type's int32 field cannot hold it; for a custom resource kubernetes/kube-openapi
+# pkg/validation/validate/validator.go @ d427ff9ee9ad, numberValidator: "int32 ... the validator verifies
+# that the value fits within the range of the specified type"); kept as minimum / maximum, the
+# tighter of these and the schema's own
+INT_FORMATS = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1)}
+# bounds a kind's admission webhook enforces that its CRD does not state: (apiVersion, kind) ->
+# (dot-separated path in the schema, minimum). Source: kubernetes-sigs/lws
+# pkg/webhooks/leaderworkerset_webhook.go @ 060ab4da17ee ("size must be equal or greater than 1")
+WEBHOOK_MINIMUMS = {
+    ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): (("properties.spec.properties.leaderWorkerTemplate.properties.size", 1),),
+}
 KEEP = ("type", "required", "enum", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength",
         "x-kubernetes-preserve-unknown-fields")
 
 
 def _ref(name: str, file: str = "") -> dict:
     return {"$ref": f"{file}#/$defs/{name}"}
+
+
+def _int_range(node: dict, out: dict) -> None:
+    """``format: int32`` / ``int64`` of an integer field as its bounds (:data:`INT_FORMATS`)."""
+    types = node.get("type")
+    if node.get("format") not in INT_FORMATS or "integer" not in ([types] if isinstance(types, str) else types or []):
+        return
+    low, high = INT_FORMATS[node["format"]]
+    out["minimum"] = max(out.get("minimum", low), low)
+    out["maximum"] = min(out.get("maximum", high), high)
 
 
 def _merge_types(out: dict) -> dict:
@@ -130,6 +156,7 @@ def _slim_core(node, defs_key: str):
             out[k] = _slim_core(v, defs_key)
         elif k == "x-kubernetes-int-or-string" and v:
             out["anyOf"] = [{"type": ["integer", "null"]}, {"type": ["string", "null"]}]
+    _int_range(node, out)
     if "properties" in out and "additionalProperties" not in out and not out.get("x-kubernetes-preserve-unknown-fields"):
         out["additionalProperties"] = False
     return _merge_types(out)
@@ -234,6 +261,7 @@ def _slim_crd(node, core_defs: dict, top: bool = False):
         elif k == "x-kubernetes-int-or-string" and v:
             out.pop("type", None)
             out["anyOf"] = [{"type": ["integer", "null"]}, {"type": ["string", "null"]}]
+    _int_range(node, out)
     if out.get("anyOf") and all(isinstance(b, dict) and set(b) == {"type"} for b in out["anyOf"]):
         out.pop("type", None)
         _merge_types(out)
@@ -273,6 +301,11 @@ def crd(path: str, version: str, name: str, source: str, open_paths: tuple = ())
     slim["additionalProperties"] = False
     for p in open_paths:
         _open(slim, p)
+    for p, minimum in WEBHOOK_MINIMUMS.get((f"{group}/{version}", kind), ()):
+        node = slim
+        for part in p.split("."):
+            node = node[part]
+        node["minimum"] = max(node.get("minimum", minimum), minimum)
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": BASE + name + ".json",
             "x-source": source, "x-api-version": f"{group}/{version}", "x-kind": kind, **slim}
 

@@ -41,11 +41,43 @@ class PodGroup:
     # ``env`` (items of name / value / valueFrom): a DynamoGraphDeployment's ``spec.envs``, then the
     # service's ``envs``; a name set again later wins
     env: list | None = None
+    # a count of pods the reader could not take (why, where): the API server refuses it (K8S004),
+    # so the pods per group are not known (a RayCluster worker group's replicas: 10^30)
+    bad_count: tuple[str, Span] | None = None
 
     def pods_per_instance(self) -> int:
-        """Pods one instance of the engine spans: the LWS group size, else 1."""
+        """Pods one instance of the engine spans: the LWS group size, else 1 (also for a size the
+        API server refuses: :meth:`size_problem` says so, and checks of the pods' devices do not run)."""
         n = parse_int(self.size.value) if self.size is not None else None
         return n if n and n > 0 else 1
+
+    def size_problem(self) -> tuple[str, Span] | None:
+        """(why, where) when the group's pod count is not one the API server accepts (a size
+        below 1, beyond int32, not an integer); None when it is, or when there is no size."""
+        if self.bad_count is not None:
+            return self.bad_count
+        why = count_problem(self.size, f"{self.kind} size", 1)
+        return (why, self.size.span) if why is not None and self.size is not None else None
+
+
+INT32_MAX = (1 << 31) - 1   # replicas, LWS size, worker replicas: int32 fields (format: int32 in their schemas)
+
+
+def count_problem(loc: Located | None, what: str, minimum: int = 0) -> str | None:
+    """Why a count (replicas, a group size) is not one the API server accepts: not an integer,
+    below ``minimum``, beyond the int32 maximum; None when it is (or there is none)."""
+    if loc is None:
+        return None
+    v = loc.value
+    n = v if isinstance(v, int) and not isinstance(v, bool) else parse_int(v)
+    shown = str(v) if len(str(v)) <= 40 else str(v)[:20] + "..."
+    if n is None:
+        return f"{what} {shown} is not an integer"
+    if n > INT32_MAX:
+        return f"{what} {shown} exceeds the int32 maximum {INT32_MAX}"
+    if n < minimum:
+        return f"{what} {n} is below the minimum {minimum}"
+    return None
 
 
 @dataclass(slots=True)

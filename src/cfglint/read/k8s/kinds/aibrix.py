@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ....model import Located, Span, parse_int
 from ...yamlsrc import YMap, YSeq
-from ..model import PodGroup
+from ..model import PodGroup, count_problem
 from ..nodes import located, map_at
 from .roles import role_in_name
 
@@ -33,8 +33,10 @@ def storm_service(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
         total = Located(r * g, (reps or sets).span) if r is not None and g is not None and (reps or sets) else reps
         size = located(role.get("podGroupSize"))
         n = parse_int(size.value) if size is not None else None
+        why = count_problem(size, "podGroupSize", 1)
         out.append(PodGroup("StormService", str(rname.value) if rname else name, kspan, pod, total,
-                            size if n and n > 1 else None, "all" if n and n > 1 else None, role_in_name(rname)))
+                            size if n and n > 1 else None, "all" if n and n > 1 else None, role_in_name(rname),
+                            bad_count=(why, size.span) if why is not None and size is not None else None))
     return out
 
 
@@ -55,6 +57,7 @@ def ray_cluster_fleet(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
     reps = located(spec.get("replicas"))
     head = map_at(cluster, "headGroupSpec", "template", "spec")
     workers: list[tuple[YMap, int, Located | None]] = []
+    bad: tuple[str, Span] | None = None
     groups = cluster.get("workerGroupSpecs")
     for wg in groups.items if isinstance(groups, YSeq) else []:
         pod = map_at(wg, "template", "spec")
@@ -62,15 +65,18 @@ def ray_cluster_fleet(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
             continue
         assert isinstance(wg, YMap)
         n = located(wg.get("replicas"))
-        k = parse_int(n.value) if n is not None else 1
-        workers.append((pod, k if k is not None and k >= 0 else 1, n))
+        why = count_problem(n, "workerGroupSpecs replicas")   # int32, at least 0 (K8S004 reports it)
+        if why is not None and n is not None and bad is None:
+            bad = (why, n.span)
+        k = parse_int(n.value) if n is not None and why is None else 1
+        workers.append((pod, k if k is not None else 1, n))
     pods = 1 + sum(k for _p, k, _n in workers)
     at = next((n for _p, _k, n in workers if n is not None), None)
-    size = Located(pods, at.span) if pods > 1 and at is not None else None
+    size = Located(pods, at.span) if (pods > 1 or bad) and at is not None else None
     out: list[PodGroup] = []
     if head is not None:
-        out.append(PodGroup(kind, name, kspan, head, reps, size, "leader" if size else None))
+        out.append(PodGroup(kind, name, kspan, head, reps, size, "leader" if size else None, bad_count=bad))
     for pod, _k, _n in workers:
         if size is not None:
-            out.append(PodGroup(kind, name, kspan, pod, reps, size, "worker"))
+            out.append(PodGroup(kind, name, kspan, pod, reps, size, "worker", bad_count=bad))
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ....model import Located, Span, parse_int
 from ...yamlsrc import YMap, YSeq
-from ..model import PodGroup
+from ..model import PodGroup, count_problem
 from ..nodes import located, map_at
 from .roles import role_in_name
 
@@ -31,13 +31,16 @@ def model_serving(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
         r = parse_int(reps.value) if reps is not None else 1
         total = Located(r * g, (reps or groups).span) if r is not None and g is not None and (reps or groups) else reps
         workers = located(role.get("workerReplicas"))
-        w = parse_int(workers.value) if workers is not None else 0
-        size = Located(w + 1, workers.span) if workers is not None and w is not None and w > 0 else None
+        why = count_problem(workers, "workerReplicas")   # int32, at least 0 (K8S004 reports it)
+        w = parse_int(workers.value) if workers is not None and why is None else 0
+        size = Located(w + 1, workers.span) if workers is not None and w is not None and (w > 0 or why) else None
+        bad = (why, workers.span) if why is not None and workers is not None else None
         entry, worker = map_at(role, "entryTemplate", "spec"), map_at(role, "workerTemplate", "spec")
         rn = str(rname.value) if rname else name
         if entry is not None:
             out.append(PodGroup("ModelServing", rn, kspan, entry, total, size, "leader" if size else None,
-                                role_in_name(rname)))
+                                role_in_name(rname), bad_count=bad))
         if worker is not None and size is not None:
-            out.append(PodGroup("ModelServing", rn, kspan, worker, total, size, "worker", role_in_name(rname)))
+            out.append(PodGroup("ModelServing", rn, kspan, worker, total, size, "worker", role_in_name(rname),
+                                bad_count=bad))
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ....model import Span, parse_int
 from ...yamlsrc import YMap, YNode, YSeq
 from ..merge import strategic_merge
-from ..model import PodGroup
+from ..model import PodGroup, count_problem
 from ..nodes import located, map_at, scalar_value
 from .roles import role_in_name
 
@@ -50,9 +50,11 @@ def role_based_group(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
         rname = located(role.get("name"))
         lwp, alone = map_at(role, "leaderWorkerPattern"), map_at(role, "standalonePattern")
         lead_patch = work_patch = None
+        patch_keys = ("", "")
         if lwp is not None:
             body, size = lwp, located(lwp.get("size"))
             lead_patch, work_patch = lwp.get("leaderTemplatePatch"), lwp.get("workerTemplatePatch")
+            patch_keys = ("leaderTemplatePatch", "workerTemplatePatch")
         elif alone is not None:
             body, size = alone, None
         else:
@@ -60,6 +62,7 @@ def role_based_group(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
             body, size = role, located(lws.get("size")) if lws else None
             if lws is not None:
                 lead_patch, work_patch = lws.get("patchLeaderTemplate"), lws.get("patchWorkerTemplate")
+                patch_keys = ("patchLeaderTemplate", "patchWorkerTemplate")
         template: YNode | None = body.get("template")
         ref = map_at(body, "templateRef")
         why = "a template reference to no spec.roleTemplates entry, or custom components"
@@ -83,12 +86,25 @@ def role_based_group(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
         n = parse_int(size.value) if size is not None else None
         multi = bool(n and n > 1)
         rn = str(rname.value) if rname else name
+        why = count_problem(size, f"RoleBasedGroup role {rn} size", 1)
+        bad = (why, size.span) if why is not None and size is not None else None
         parts = [(pod, "all" if multi else None)]
+        # a part's patch that is not a mapping: the operator's strategic merge refuses it, and
+        # that part's pods are not known (a note, never dropped quietly)
+        broken = {part for part, p in (("leader", lead_patch), ("worker", work_patch)) if p is not None and not isinstance(p, YMap)}
+        for part, key in zip(("leader", "worker"), patch_keys):
+            if part in broken and notes is not None:
+                at = (lwp if lwp is not None else map_at(role, "leaderWorkerSet")).get(key)  # type: ignore[union-attr]
+                notes.append((f"RoleBasedGroup role {rn} {part} pods (its {key} is not a mapping)",
+                              at.span if at is not None else role.span))
         # patches that change only metadata (labels) leave one pod template for the whole group
-        if multi and any(isinstance(p, YMap) and p.get("spec") is not None for p in (lead_patch, work_patch)):
-            lead, work = map_at(strategic_merge(template, lead_patch), "spec"), map_at(strategic_merge(template, work_patch), "spec")
+        if multi and (broken or any(isinstance(p, YMap) and p.get("spec") is not None for p in (lead_patch, work_patch))):
+            lead = map_at(strategic_merge(template, lead_patch), "spec") if "leader" not in broken else None
+            work = map_at(strategic_merge(template, work_patch), "spec") if "worker" not in broken else None
             parts = [(p, part) for p, part in ((lead, "leader"), (work, "worker")) if p is not None]
+        elif "leader" in broken:   # one pod per instance: the leader's, from the broken patch
+            parts = []
         for p, part in parts:
             out.append(PodGroup("RoleBasedGroup", rn, kspan, p, located(role.get("replicas")), size if multi else None,
-                                part, role_in_name(rname)))
+                                part, role_in_name(rname), bad_count=bad))
     return out
