@@ -44,6 +44,24 @@ def replace_once(path: Path, old: str, new: str) -> int:
     return line
 
 
+def changed_copy(tmp_path: Path, rel: str, old: str, new: str) -> Path:
+    """A copy of the shared file ``rel`` (see :func:`shared`) in ``tmp_path``, its only ``old``
+    replaced by ``new`` (the copy as it is when they are equal): a real file changed in one place."""
+    src = shared(rel)
+    out = tmp_path / src.name
+    out.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    if old != new:
+        replace_once(out, old, new)
+    return out
+
+
+def findings_of(path) -> list[tuple]:
+    """(rule, line, level, message) of every finding cfglint reports on the file ``path``."""
+    from cfglint.lint import lint_paths
+
+    return [(f.rule_id, f.span.line, f.level, f.message) for f in lint_paths([str(path)]).findings]
+
+
 def position(text: str, needle: str, occurrence: int = 1, after: bool = False) -> tuple[int, int]:
     """1-based (line, column) of ``needle``'s ``occurrence``-th appearance in ``text``: of its first
     character, or with ``after`` of the character just past it."""

@@ -6,7 +6,7 @@ changed in one place, with its control."""
 from __future__ import annotations
 
 from cfglint.lint import lint_paths
-from support import SHARED, copy_submission, lint, only, replace_once, shared
+from support import changed_copy, findings_of, SHARED, copy_submission, lint, only, replace_once, shared
 
 BIG = "9" * 5000   # more digits than Python converts (4300)
 VLLM_DEPLOYMENT = "corpus/035-pstack-vllm-gpu-deployment/gpu-deployment.yaml"
@@ -17,16 +17,7 @@ RBG_PD = "recipes/rbg-sglang-qwen3-32b-pd-1p1d"
 KIMI_DCP8 = "artificial-analysis/kimi-k3/b300-sglang-tp8-dcp8"
 
 
-def _changed(tmp_path, rel: str, old: str, new: str):
-    src = shared(rel)
-    out = tmp_path / src.name
-    out.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
-    replace_once(out, old, new)
-    return out
-
-
-def _findings(path):
-    return [(f.rule_id, f.span.line, f.level, f.message) for f in lint_paths([str(path)]).findings]
+_changed, _findings = changed_copy, findings_of
 
 
 def _internal(findings):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cfglint.lint import lint_paths
 from cfglint.read.quantity import device_count, parse_quantity
-from support import copy_submission, lint, only, replace_once, shared
+from support import changed_copy, findings_of, copy_submission, lint, only, replace_once, shared
 
 VLLM_DEPLOYMENT = "corpus/035-pstack-vllm-gpu-deployment/gpu-deployment.yaml"
 LWS_TPU = "corpus/049-lws-tpu-lws/lws.yaml"
@@ -18,17 +18,7 @@ KIMI_DCP8 = "artificial-analysis/kimi-k3/b300-sglang-tp8-dcp8"
 GPU_LIMIT = "          resources:\n            limits:\n              nvidia.com/gpu: 1\n"
 
 
-def _changed(tmp_path, rel: str, old: str, new: str):
-    src = shared(rel)
-    out = tmp_path / src.name
-    out.write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
-    if old != new:
-        replace_once(out, old, new)
-    return out
-
-
-def _findings(path):
-    return [(f.rule_id, f.span.line, f.level, f.message) for f in lint_paths([str(path)]).findings]
+_changed, _findings = changed_copy, findings_of
 
 
 def _notes(path) -> list[str]:
