@@ -3,8 +3,8 @@ lints input x and input 10x in the same run and asserts the time ratio is at mos
 (linear: 10; a quadratic path gives up to 100). Times are the best of BEST runs, in CPU time of
 this process (:func:`time.process_time`, with the shell parsed here rather than in its worker):
 the time waited for a core while other tests run beside this one (CI runs two at once on two
-cores) is not work, and made a 10x run look 14x once; sizes are chosen so the 10x run takes well
-under a second on two cores.
+cores) is not work, and made a 10x run look 14x once (so RATIO is tests/support.py
+LINEAR_AT_10X); sizes are chosen so the 10x run takes well under a second on two cores.
 
 The families reproduce the issue's examples (a comment of 'x/a x/a ...', a long line with one
 non-ASCII character, many unknown flags) and the other superlinear paths found with cProfile
@@ -25,12 +25,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cfglint.lint import MAX_WORD, lint_paths
-from support import EXAMPLES, copy_submission, examples, shared
+from support import EXAMPLES, LINEAR_AT_10X, copy_submission, examples, shared
 
 KIMI = "artificial-analysis/kimi-k3/b300-sglang-tp8"
 TRT = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"
 RUN = "docker run --gpus all lmsysorg/sglang:kimi-k3 sglang serve --model-path moonshotai/Kimi-K3 --tp-size 8"
-RATIO = 12
+RATIO = LINEAR_AT_10X
 BEST = 3
 FLOOR = 0.25  # seconds: below it a run is the fixed cost of a lint plus scheduler noise (a 0.1 s floor
 # failed under load once the shell parser stopped forking per file and the small runs got faster)
@@ -123,7 +123,7 @@ SHELL_FAMILIES = [
 
 
 @pytest.mark.parametrize("family,x", SHELL_FAMILIES, ids=[f for f, _ in SHELL_FAMILIES])
-def test_ten_times_the_shell_input_costs_at_most_twelve_times_the_time(tmp_path, family, x):
+def test_ten_times_the_shell_input_costs_linear_time(tmp_path, family, x):
     small, large, result = _ratio(tmp_path, _lint_shell, family, x)
     assert large <= RATIO * max(small, FLOOR), f"{family}: x={x} took {small:.3f}s, 10x took {large:.3f}s"
     assert not any("internal error" in f.message for f in result.findings)
@@ -133,7 +133,7 @@ YAML_FAMILIES = [("yaml_flow_nesting", 200), ("yaml_many_keys", 60)]
 
 
 @pytest.mark.parametrize("family,x", YAML_FAMILIES, ids=[f for f, _ in YAML_FAMILIES])
-def test_ten_times_the_yaml_input_costs_at_most_twelve_times_the_time(tmp_path, family, x):
+def test_ten_times_the_yaml_input_costs_linear_time(tmp_path, family, x):
     small, large, result = _ratio(tmp_path, _lint_yaml, family, x)
     assert large <= RATIO * max(small, FLOOR), f"{family}: x={x} took {small:.3f}s, 10x took {large:.3f}s"
     assert not any("internal error" in f.message for f in result.findings)
@@ -287,7 +287,8 @@ def test_property_generated_families_cost_and_output_grow_linearly(tmp_path_fact
     (small, small_chars), (large, large_chars) = out
     # a floor of 50 ms: below it the time is the fixed cost of a lint (parser child, knowledge)
     assert large <= RATIO * max(small, 0.05), (units, lines, n, small, large)
-    assert large_chars <= RATIO * small_chars + 20_000, (units, lines, n, small_chars, large_chars)
+    # output size is counted, not timed: no margin for a loaded machine
+    assert large_chars <= 12 * small_chars + 20_000, (units, lines, n, small_chars, large_chars)
 
 
 def test_a_suppression_comment_padded_with_blanks_is_read_in_linear_time(tmp_path):
@@ -372,8 +373,8 @@ def test_a_yaml_stream_past_the_node_limit_is_refused_in_one_pass(monkeypatch):
     assert "expand to more than 20000 nodes" in str(c_err.value)
 
 
-def test_ten_times_a_yaml_stream_past_the_node_limit_costs_at_most_twelve_times(monkeypatch):
-    """Item 10 timed, as the README promises (~12x for 10x): 1x is under the node limit (made
+def test_ten_times_a_yaml_stream_past_the_node_limit_costs_linear_time(monkeypatch):
+    """Item 10 timed, as the README promises (linear: at most RATIO for 10x): 1x is under the node limit (made
     50,000 here to keep the run short), 10x is past it."""
     from cfglint.read import yamlsrc
 
@@ -409,7 +410,7 @@ GO_TEMPLATE_FAMILIES = {   # family: (where in 042, what n makes of it)
 
 
 @pytest.mark.parametrize("family", sorted(GO_TEMPLATE_FAMILIES))
-def test_ten_times_the_go_template_blocks_cost_at_most_twelve_times_the_time(tmp_path, family):
+def test_ten_times_the_go_template_blocks_cost_linear_time(tmp_path, family):
     text = next(shared("corpus/042-kserve-llmisvcconfig-config-llm-template").glob("*.yaml")).read_text(encoding="utf-8")
     where, grow = GO_TEMPLATE_FAMILIES[family]
     assert text.count(where) == 1

@@ -27,7 +27,7 @@ from cfglint.model import Finding, Span
 from cfglint.output.masking import FRAGMENT, Redactor, mask_result
 from cfglint.output.report import as_json
 
-from support import copy_submission, examples, position, replace_once
+from support import LINEAR_AT_10X, copy_submission, examples, position, replace_once
 
 SG = "recipes/sglang-deepseek-v3.2-h200-tp8-dp8-parsers"          # run.sh: one python3 -m sglang.launch_server
 TRT = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"           # run.sh + config.yml (engine YAML)
@@ -326,7 +326,7 @@ def test_many_secrets_on_one_line_cost_is_linear(tmp_path):
     _lint_time(tmp_path / "warm.sh", small)
     t1 = _lint_time(tmp_path / "small.sh", small)
     t10 = _lint_time(tmp_path / "large.sh", large)
-    assert t10 <= 12 * t1 + 0.2, f"10x input took {t10 / t1:.1f}x the time"
+    assert t10 <= LINEAR_AT_10X * t1 + 0.2, f"10x input took {t10 / t1:.1f}x the time"
 
 
 def _masking_time(n: int) -> float:
@@ -353,7 +353,7 @@ def test_masking_many_secrets_on_one_line_is_linear():
     _masking_time(100)
     t1 = min(_masking_time(500) for _ in range(3))
     t10 = min(_masking_time(5000) for _ in range(3))
-    assert t10 <= 12 * t1 + 0.1, f"10x input took {t10 / t1:.1f}x the time"
+    assert t10 <= LINEAR_AT_10X * t1 + 0.1, f"10x input took {t10 / t1:.1f}x the time"
 
 
 def test_redactor_hides_fragments_and_keeps_columns():
