@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support import lint, only, position, shared
+from support import copy_submission, lint, only, position, shared
 
 from cfglint.deploy.extract import extract
 from cfglint.knowledge import knowledge
@@ -136,3 +136,47 @@ def test_the_dedent_sed_is_an_anchor_not_a_literal():
     assert ed.opaque is None and ed.text == "kv_cache_config:\n  free_gpu_memory_fraction: 0.5\n"
     body = parsed.files[0].text
     assert [body[o] for o in ed.origin[:3]] == list("kv_") and ed.origin[0] == 4
+
+
+# -- a launch script's heredoc written with <<- (bash strips every body line's leading tabs) -------
+
+GPT_OSS = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"
+
+
+def _tab_indented(tmp_path: Path, old: str = "", new: str = "") -> tuple[Path, str]:
+    """The published recipe's run.sh with its ``cat << EOF`` heredoc written ``<<-`` and every
+    body line (and the delimiter) indented by one tab, as scripts indent heredocs inside blocks."""
+    d = copy_submission(GPT_OSS, tmp_path)
+    run = d / "run.sh"
+    text = run.read_text(encoding="utf-8")
+    a = text.index("cat << EOF")
+    b = text.index("\nEOF\n", a) + 1
+    head, *body = text[a:b].split("\n")[:-1]
+    text = text[:a] + "\n".join([head.replace("<< EOF", "<<- EOF")] + ["\t" + line for line in body]) + \
+        "\n\tEOF\n" + text[b + len("EOF\n"):]
+    if old:
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    run.write_text(text, encoding="utf-8")
+    return d, text
+
+
+def test_a_tab_indented_dash_heredoc_is_read_as_bash_writes_it(tmp_path):
+    # before: IO001 "a tab character: YAML indents with spaces only" on the first nested key
+    d, _ = _tab_indented(tmp_path / "dash")
+    published = [f[0] for f in lint(copy_submission(GPT_OSS, tmp_path / "published"))]
+    assert [f[0] for f in lint(d)] == published and "IO001" not in published
+
+
+def test_a_mistyped_key_in_a_dash_heredoc_is_reported_at_its_column_after_the_tab(tmp_path):
+    d, text = _tab_indented(tmp_path, "stream_interval: 10", "stream_intervl: 10")
+    (sch,) = only(lint(d), "SCH001")
+    line, col = position(text, "stream_intervl")
+    assert sch[1:4] == ("run.sh", line, col) and col == 2 and "did you mean 'stream_interval'" in sch[4]
+
+
+def test_tabs_are_kept_in_a_plain_heredoc(tmp_path):
+    # the same body under << (no dash): bash keeps the tabs, and YAML refuses them
+    d, text = _tab_indented(tmp_path, "<<- EOF", "<< EOF")
+    (io,) = only(lint(d), "IO001")
+    assert "a tab character" in io[4]

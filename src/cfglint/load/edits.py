@@ -3,7 +3,8 @@
 A script often writes a template and fills it in place (AIBrix's TensorRT-LLM pods:
 ``cat > /tmp/ctx_config.yaml <<'EOF' ... free_gpu_memory_fraction: __GPU_MEM_FRACTION__ ...``
 then ``sed -i "s/__GPU_MEM_FRACTION__/${GPU_MEM_FRACTION}/" /tmp/ctx_config.yaml``). Nothing is
-run; the later commands that name the file are read as follows:
+run; a ``<<-`` heredoc's text is taken without each line's leading tabs, as bash writes it; the
+later commands that name the file are read as follows:
 
 - ``sed -i 's/PATTERN/REPLACEMENT/'`` (or ``g``; any delimiter; ``-e``, ``-E`` / ``-r`` allowed) whose
   pattern is literal text, optionally anchored with ``^`` / ``$`` (no other regex character, no
@@ -139,7 +140,7 @@ def _parse_s(text: str, static: bool, extended: bool) -> Substitution | None:
 def edited(wf: WrittenFile, script: ShellScript, path: str) -> Edited:
     """The text of ``wf`` (written to ``path``, normalised) after the commands of ``script``
     that follow it; see the module."""
-    out = Edited(wf.text)
+    out = _tabs_stripped(wf.text) if wf.strip_tabs else Edited(wf.text)
     for other in script.files:
         if other.after > wf.after and other.path is not None and os.path.normpath(other.path) == path and other.append:
             out.opaque = ("appends a heredoc to it", f"cat >> {other.path}", other.span)
@@ -174,6 +175,21 @@ def edited(wf: WrittenFile, script: ShellScript, path: str) -> Edited:
         out.opaque = ("edits it at run time" + ("" if cmd.certain else " on some runs"), _shown(cmd), cmd.span)
         return out
     return out
+
+
+def _tabs_stripped(body: str) -> Edited:
+    """``body`` as a ``<<-`` heredoc writes it: the leading tabs of every line removed (bash
+    manual, Here Documents), each kept character with its offset in the body."""
+    text: list[str] = []
+    origin: list[int] = []
+    pos = 0
+    for line in body.split("\n"):
+        kept = line.lstrip("\t")
+        start = pos + len(line) - len(kept)
+        text.append(kept)
+        origin += range(start, pos + len(line) + 1)   # with the newline after it
+        pos += len(line) + 1
+    return Edited("\n".join(text), origin[:-1])   # no newline after the last line
 
 
 def _apply(out: Edited, sub: Substitution, cmd: Command) -> bool:

@@ -174,6 +174,7 @@ class WrittenFile:
     static: bool = True
     after: int = 0      # how many commands the script ran before it: the ones after may edit the file
     append: bool = False  # written with >> (added to what the file holds)
+    strip_tabs: bool = False  # written with <<-: bash removes each line's leading tabs (text keeps them)
 
 
 @record
