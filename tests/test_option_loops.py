@@ -68,3 +68,21 @@ def test_the_set_u_idiom_for_an_array_that_may_be_empty_splices_it(tmp_path):
     path = _changed(tmp_path, ANTHROPIC, "EXTRA_SERVE_ARGS=()\n", "EXTRA_SERVE_ARGS=(--max_batch_sizee 8)\n")
     flg = [f for f in _lint(path) if f.rule_id == "FLG001" and "--max_batch_sizee" in f.message]
     assert flg and all(f.span.line == 34 for f in flg)
+
+
+def test_an_empty_alternate_of_an_array_adds_nothing(tmp_path):
+    # ${ARR[@]+} unquoted is nothing whether the array is empty or not (bash drops the empty
+    # alternate); was COV001 'the arguments ${EXTRA_SERVE_ARGS[@]+} adds ...: not known statically'
+    shared("corpus")
+    idiom = '"${EXTRA_SERVE_ARGS[@]+"${EXTRA_SERVE_ARGS[@]}"}"'
+    path = _changed(tmp_path, ANTHROPIC, idiom, "${EXTRA_SERVE_ARGS[@]+}")
+    assert not any("EXTRA_SERVE_ARGS" in n for n in _notes(_lint(path)))
+    # the array set as well (a second change): still nothing of it reaches trtllm-serve
+    text = path.read_text(encoding="utf-8").replace("EXTRA_SERVE_ARGS=()\n", "EXTRA_SERVE_ARGS=(--max_batch_sizee 8)\n")
+    path.write_text(text, encoding="utf-8")
+    found = _lint(path)
+    assert "--max_batch_sizee 8" in text and not any("EXTRA_SERVE_ARGS" in n for n in _notes(found))
+    assert not any("--max_batch_sizee" in f.message for f in found)
+    # quoted, a set array gives one empty word, which is not read: the note stays
+    path.write_text(text.replace("${EXTRA_SERVE_ARGS[@]+}", '"${EXTRA_SERVE_ARGS[@]+}"'), encoding="utf-8")
+    assert any('"${EXTRA_SERVE_ARGS[@]+}"' in n for n in _notes(_lint(path)))

@@ -350,8 +350,9 @@ class Values:
             choices = [Word("".join(p.text for p in o), raw, span, all(p.static for p in o)) for o in self.alts[name][1]]
         return Word(text, raw, span, static, None, any(p.conditional for p in pieces), choices)
 
-    def splice(self, node) -> list[Word] | None:
-        """``"$@"`` in a function, ``"${arr[@]}"``: the words it stands for, or None."""
+    def splice(self, node, quoted: bool = True) -> list[Word] | None:
+        """``"$@"`` in a function, ``"${arr[@]}"``: the words it stands for, or None (``quoted``:
+        the expansion is inside double quotes)."""
         if node.type == "simple_expansion" and self.src(node) == "$@" and self.args is not None:
             return list(self.args)
         if node.type == "expansion":
@@ -371,8 +372,10 @@ class Values:
                     return list(arr)
                 # ${ARR[@]+"${ARR[@]}"} (the idiom for an array that may be empty under set -u):
                 # nothing when the array is empty, else the alternate word, here the array itself
-                if self.src(kids[1]) == "+" and len(kids) == 3 and not arr:
+                if self.src(kids[1]) == "+" and len(kids) in (2, 3) and not arr:
                     return []
+                if self.src(kids[1]) == "+" and len(kids) == 2 and not quoted:
+                    return []   # ${ARR[@]+}: an empty alternate, which bash drops unquoted
                 if self.src(kids[1]) == "+" and len(kids) == 3:
                     alt = kids[2]
                     inner = [c for c in alt.children if c.type != '"'] if alt.type == "string" else [alt]
@@ -408,7 +411,7 @@ class Values:
             if len(kids) == 1 and kids[0].type in ("expansion", "simple_expansion"):
                 inner, quoted = kids[0], True
         if inner.type in ("expansion", "simple_expansion"):
-            spliced = self.splice(inner)
+            spliced = self.splice(inner, quoted)
             if spliced is not None and len(spliced) <= self.budget[2] and \
                     self.spend(sum(len(w.text) for w in spliced)):
                 self.budget[2] -= len(spliced)
