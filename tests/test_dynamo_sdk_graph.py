@@ -55,11 +55,26 @@ def test_tensor_parallel_above_the_pods_gpus(tmp_path):
     (k8s,) = only(lint(path), "K8S001")
     # at the service's GPU limit (resources.limits.gpu: "1", line 125), TP from the JSON
     assert (k8s[2], k8s[3]) == (125, 16)
-    assert "gives the engine 1 GPU but it runs TP 2; set nvidia.com/gpu: 2" in k8s[4]
+    # named as the file writes it (was "nvidia.com/gpu: 1 ... set nvidia.com/gpu: 2", a key the service has not)
+    assert k8s[4].startswith("resources.limits.gpu: 1 gives the engine 1 GPU but it runs TP 2; "
+                             "set resources.limits.gpu: 2")
     result = lint_paths([str(path)])
     (f,) = [f for f in result.findings if f.rule_id == "K8S001"]
     assert [(s.line, s.col, m) for s, m in f.related] == [(CONFIG_LINE, _at(path, '"tensor-parallel-size":2')[1]
                                                            + len('"tensor-parallel-size":'), "TP 2")]
+
+
+def test_a_service_without_a_gpu_limit_is_told_the_services_key(tmp_path):
+    # the PrefillWorker service's resources.limits without its gpu: "1" (the requests keep theirs)
+    path = _copy(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    limits = '        limits:\n          cpu: "10"\n          memory: "20Gi"\n          gpu: "1"\n'
+    assert text.count(limits) == 2
+    at = text.rindex(limits)
+    path.write_text(text[:at] + limits.replace('          gpu: "1"\n', "") + text[at + len(limits):], encoding="utf-8")
+    (k8s,) = only(lint(path), "K8S001")
+    assert "runs an engine that needs 1 GPU (TP 1) but asks for none: add resources.limits gpu: 1 to the service" \
+        in k8s[4]
 
 
 def test_mistyped_key_is_an_unknown_vllm_flag(tmp_path):

@@ -196,18 +196,21 @@ def check_gpu_resources(ctx: Context):
         if count is None:
             if need >= 1:
                 name = c.node.get("name")
+                n = need // pods if need % pods == 0 else need
+                add = f"resources.limits {c.group.gpu_key}: {n} to the service" if c.group.gpu_key else \
+                    f"resources.limits nvidia.com/gpu: {n}"
                 yield Finding("K8S001", f"container {c.name or '?'} of {where} runs {engines} {need} GPU"
-                                        f"{'s' if need != 1 else ''} ({how}) but asks for none: add resources.limits "
-                                        f"nvidia.com/gpu: {need // pods if need % pods == 0 else need}",
+                                        f"{'s' if need != 1 else ''} ({how}) but asks for none: add {add}",
                               name.span if isinstance(name, YScalar) else c.node.span, related=related)
             continue
         res, loc = count
+        shown = c.written(res)
         per_pod = device_count(loc.value)
         if per_pod is None:
             bad = value_problem(res, loc.value) if parse_quantity(loc.value) is not None else None
-            ctx.not_checked("GPUs per pod (K8S001)", f"{res}: {loc.value} is not a whole number of devices the API server "
+            ctx.not_checked("GPUs per pod (K8S001)", f"{shown}: {loc.value} is not a whole number of devices the API server "
                                                      "accepts (K8S004 says why): the GPUs per pod are not known" if bad
-                            else f"{res}: {loc.value} is not a number", loc.span)
+                            else f"{shown}: {loc.value} is not a number", loc.span)
             continue
         entry = ctx.kb.device_resources.get(res) or {}
         if entry.get("topology_label"):
@@ -218,16 +221,16 @@ def check_gpu_resources(ctx: Context):
         pods_text = f" x {pods} pods per group ({label}, {here(c.group.size.span)})" \
             if pods > 1 and c.group.size is not None else f" x {pods} pods ({nodes_of})" if nodes_of else ""
         right = f"{need // pods}" if need % pods == 0 else None
-        fix = f"; set {res}: {right}" if right is not None else ""
+        fix = f"; set {shown}: {right}" if right is not None else ""
         topo = _selected(c.group.spec, entry.get("topology_label"))
         chips = slice_chips(topo.value) if topo is not None else None
         if chips == per_pod * pods:
             # the pods fill the slice the node selector asks for: the launch is what does not match it
             fix = (f"; the {topo.value} slice ({entry['topology_label']}, {here(topo.span)}) has {chips} chips: "
-                   f"make TP x PP {chips}" + (f" (or set {res}: {right} on a slice of {need} chips)" if right else ""))
+                   f"make TP x PP {chips}" + (f" (or set {shown}: {right} on a slice of {need} chips)" if right else ""))
         runs = f"it runs {equals(how, need)}" if len(needs) == 1 else f"its {len(needs)} engines run {equals(how, need)}"
         written = f"{loc.value} ({per_pod})" if str(loc.value).strip() != str(per_pod) else str(per_pod)   # 1k (1000)
-        yield Finding("K8S001", f"{res}: {written}{pods_text} gives the engine{'s' if len(needs) > 1 else ''} "
+        yield Finding("K8S001", f"{shown}: {written}{pods_text} gives the engine{'s' if len(needs) > 1 else ''} "
                                 f"{_units(entry, per_pod * pods)} but {runs}{fix}",
                       loc.span, related=related)
 

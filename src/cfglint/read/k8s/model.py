@@ -29,6 +29,7 @@ class PodGroup:
     role: Located | None = None
     containers: list | None = None     # the containers, when not spec.containers (Dynamo v1alpha1 mainContainer)
     gpu_limit: Located | None = None   # GPUs per pod given outside the container (Dynamo v1alpha1 resources.limits.gpu)
+    gpu_key: str | None = None         # the key that count is written under there ("gpu"), for messages
     operator: str | None = None        # "dynamo": the operator adds the multi-node flags itself
     # "kserve": a container without a command runs the LLMInferenceService preset's vLLM launch
     # (cfglint.read.k8s.kinds.kserve.preset_command); ``extra`` holds what it needs
@@ -92,6 +93,13 @@ class Container:
     image: Located | None
     gpus: dict[str, tuple[Located | None, Located | None]] = field(default_factory=dict)
     entrypoint: bool = False       # no ``command``: the image's entrypoint runs ``args``
+
+    def written(self, res: str) -> str:
+        """How the file names resource ``res``: the group's own key (a Dynamo v1alpha1 service's
+        ``resources.limits.gpu``) when the count is the group's, else the resource name."""
+        g = self.group
+        given = self.gpus.get(res, (None, None))[0]
+        return f"resources.limits.{g.gpu_key}" if g.gpu_key and given is not None and given is g.gpu_limit else res
 
     def gpu_count(self) -> tuple[str, Located] | None:
         """(resource, count) the container is given: its limit, else its request."""

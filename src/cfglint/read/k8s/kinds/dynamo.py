@@ -47,7 +47,7 @@ def graph_deployment(kind: str, name: str, kspan: Span, obj: YMap, spec: YMap,
             out.append(PodGroup("DynamoGraphDeployment", str(key.value), kspan, pod, located(svc.get("replicas")),
                                 located(map_at(svc, "multinode").get("nodeCount")) if map_at(svc, "multinode") else None,
                                 "all", role, containers=[main],
-                                gpu_limit=located(gpu.get("gpu")) if gpu else None, operator="dynamo",
+                                gpu_limit=located(gpu.get("gpu")) if gpu else None, gpu_key="gpu", operator="dynamo",
                                 env=shared + _env_items(svc.get("envs")) or None))
         return out
     if version.endswith("/v1beta1"):
