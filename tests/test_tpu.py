@@ -132,7 +132,28 @@ def test_mem001_weighs_the_weights_against_the_tpu_chips_hbm(tmp_path):
     sub = _submission(bad, _copy(bad, TP, "--tensor-parallel-size=4"))
     m = _rules(_lint(sub), "MEM001")
     assert len(m) == 1, m
-    assert "per GPU at TP 4 but TPU-v5e leaves" in m[0][4] and "x 16.0 GiB" in m[0][4], m
+    # per chip, as TPU HBM is counted (was "per GPU"), and the fix names chips
+    assert "per chip at TP 4 but TPU-v5e leaves" in m[0][4] and "x 16.0 GiB" in m[0][4], m
+    assert "more chips per instance (TP " in m[0][4], m
+
+
+def test_explain_counts_tpu_chips_and_gpu_pods_count_gpus(tmp_path):
+    from cfglint.output.explain import as_text, explain, report
+    from cfglint.deploy.extract import extract
+    from cfglint.load.submission import load_loose_file
+
+    texts = {}
+    gpu = _copy(tmp_path, name="gpu.yaml")
+    gpu.write_text(gpu.read_text(encoding="utf-8").replace(CHIPS, 'nvidia.com/gpu: "4"'), encoding="utf-8")  # both pods
+    for name, path in (("tpu", _copy(tmp_path)), ("gpu", gpu)):
+        sub = load_loose_file(str(path))
+        dep = extract(knowledge(), sub.manifest, sub.launches, sub.configs)
+        doc = explain(sub, dep, knowledge(), str)
+        texts[name] = (doc["topology"]["device"], as_text(report([doc])))
+    device, text = texts["tpu"]
+    assert device == "TPU chip" and "16 TPU chip(s) per instance (TP 16)" in text and "GPU(s)" not in text
+    device, text = texts["gpu"]
+    assert device == "GPU" and "16 GPU(s) per instance (TP 16)" in text
 
 
 def test_the_tpu_generation_label_names_the_accelerator(tmp_path):

@@ -413,6 +413,8 @@ def check_weights_fit(ctx: Context):
     acc_name, acc, acc_at = ctx.accelerator()
     if acc is None:
         return  # COV001 reports an unknown accelerator
+    # what one device is called: a TPU's HBM is per chip (rules/accelerators.yaml arch tpu-*)
+    device = "chip" if str(acc.get("arch") or "").startswith("tpu") else "GPU"
     tight: list[tuple[Process, Fit, Parts, str | None, dict]] = []
     seen: set = set()
     for p in ctx.deployment.engine_processes():
@@ -442,8 +444,8 @@ def check_weights_fit(ctx: Context):
                 runner = (((ctx.kb.kernels.get("sm120_fp4_moe") or {}).get("engines") or {}).get(p.engine) or {}).get("flag")
                 fixes = [f"{runner or 'the marlin MoE runner'} marlin, which keeps the experts 4-bit (HW001)"]
             else:
-                fixes = [f"more GPUs per instance (TP {bigger}: ~{fit.weights_gib * (tp or 1) / bigger:.1f} GiB)"
-                         if bigger else "more GPUs per instance (TP / EP)", "a smaller precision"]
+                fixes = [f"more {device}s per instance (TP {bigger}: ~{fit.weights_gib * (tp or 1) / bigger:.1f} GiB)"
+                         if bigger else f"more {device}s per instance (TP / EP)", "a smaller precision"]
             if p.engine in ("sglang", "vllm"):
                 fixes.append(f"a larger {_FLAGS[p.engine]}")
             related = [(acc_at.span, f"accelerator: {acc_name}")] if acc_at else []
@@ -453,7 +455,7 @@ def check_weights_fit(ctx: Context):
                           f"the {role}weights of {entry['id']}"
                           f"{' (named by the directory ' + str(entry.get('requested_id')) + ')' if entry.get('by_path_name') else ''}"
                           f" ({_precision_text(parts, upcast)}; {parts.how}) need "
-                          f"~{fit.weights_gib:.1f} GiB per GPU at {fit.layout} but {acc_name} leaves "
+                          f"~{fit.weights_gib:.1f} GiB per {device} at {fit.layout} but {acc_name} leaves "
                           f"{fit.budget_gib:.1f} GiB for them ({fit.budget_how}): they cannot load; use "
                           + (", ".join(fixes[:-1]) + f" or {fixes[-1]}" if len(fixes) > 1 else fixes[0]),
                           span, related=related)
@@ -463,7 +465,7 @@ def check_weights_fit(ctx: Context):
         parts_text = []
         for p, fit, parts, upcast, entry in tight:
             role = f"{p.role.value}: " if p.role is not None else ""
-            parts_text.append(f"{role}~{fit.weights_gib:.1f} GiB of weights per GPU at {fit.layout} leave "
+            parts_text.append(f"{role}~{fit.weights_gib:.1f} GiB of weights per {device} at {fit.layout} leave "
                               f"at most ~{max(fit.headroom_gib, 0):.1f} GiB for the KV cache ({fit.kv_how}, "
                               f"{here(p.span)})")
         p0, _, parts0, upcast0, entry0 = tight[0]

@@ -237,7 +237,17 @@ def _topology(ctx: Context) -> dict:
         return sum(i * n for i, n in counts) if out and all(i and n for i, n in counts) else None
 
     return {"roles": out, "gpus": total("gpus_per_instance"), "nodes": total("nodes_per_instance"),
-            "accelerators_per_node": per_node}
+            "accelerators_per_node": per_node, "device": _device(ctx)}
+
+
+def _device(ctx: Context) -> str:
+    """What one device the counts count is: the unit of the accelerator resource the engines'
+    pods ask for (rules/accelerators.yaml resources: "TPU chip" for google.com/tpu), else GPU."""
+    units = set()
+    for p in ctx.deployment.engine_processes():
+        count = p.pod.gpu_count() if p.pod is not None else None
+        units.add((ctx.kb.device_resources.get(count[0]) or {}).get("unit") or "GPU" if count else "GPU")
+    return units.pop() if len(units) == 1 else "GPU"
 
 
 def _declared_instances(ctx: Context, role: str) -> int | None:
@@ -291,6 +301,7 @@ def as_text(doc: dict) -> str:
             return f"{path}:{at['line']}:{at['column']}"
 
         acc = unit["accelerator"]
+        device = unit["topology"].get("device") or "GPU"
         head = unit["path"]
         facts = [x for x in (unit["model"], unit["precision"], acc["name"] and
                              f"{acc['name']}" + (f" ({acc['memory_gib']} GiB)" if acc["memory_gib"] else "")) if x]
@@ -319,14 +330,14 @@ def as_text(doc: dict) -> str:
             if par:
                 shape = " x ".join(f"{k.upper()} {par[k]['value']}" for k in ("tp", "pp", "dp", "ep"))
                 out.append(f"    parallelism: {shape}" + (", attention DP" if par["attention_dp"] else "")
-                           + f"; {par['gpus_per_instance'] or '?'} GPU(s) per instance ({par['gpus_how']})")
+                           + f"; {par['gpus_per_instance'] or '?'} {device}(s) per instance ({par['gpus_how']})")
             mem = p.get("memory")
             if mem and mem["known"]:
-                out.append(f"    memory per GPU: {mem['device_gib']} GiB = weights ~{mem['weights_gib']} GiB "
+                out.append(f"    memory per {device}: {mem['device_gib']} GiB = weights ~{mem['weights_gib']} GiB "
                            f"+ KV pool ~{mem['kv_pool_gib']} GiB + headroom ~{mem['headroom_gib']} GiB "
                            f"({mem['precision']} at {mem['layout']}; budget: {mem['budget']})")
             elif mem:
-                out.append(f"    memory per GPU: not estimated: {mem['why']}")
+                out.append(f"    memory per {device}: not estimated: {mem['why']}")
         topo = unit["topology"]
         if topo["roles"]:
             out.append("  topology:")
@@ -334,11 +345,11 @@ def as_text(doc: dict) -> str:
                 count = r["instances"] if r["instances"] is not None else \
                     f"? (the manifest declares {r['declared_instances']})" if r["declared_instances"] else "?"
                 out.append(f"    {r['role']}: {count} instance(s) x "
-                           f"{r['gpus_per_instance'] if r['gpus_per_instance'] is not None else '?'} GPU(s) ({r['shape']}"
+                           f"{r['gpus_per_instance'] if r['gpus_per_instance'] is not None else '?'} {device}(s) ({r['shape']}"
                            + (", attention DP" if r["attention_dp"] else "") + ")"
                            + (f", {r['nodes_per_instance']} node(s) per instance" if r["nodes_per_instance"] else "")
                            + (f" ({r['nodes_how']})" if r["nodes_how"] else ""))
-            total = f"{topo['gpus']} GPU(s)" if topo["gpus"] is not None else "GPUs not known statically"
+            total = f"{topo['gpus']} {device}(s)" if topo["gpus"] is not None else f"{device}s not known statically"
             out.append(f"    total: {total}" + (f" on {topo['nodes']} node(s)" if topo["nodes"] is not None else "")
                        + (f" ({topo['accelerators_per_node']} per node)" if topo["accelerators_per_node"] else ""))
         out.append("")
