@@ -145,3 +145,17 @@ def test_rules_lists_every_rule_in_aligned_columns():
     assert [line.split()[0] for line in out] == list(rules)
     starts = {line.index(f" {rules[line.split()[0]].level} ") for line in out}
     assert len(starts) == 1
+
+
+def test_a_rule_is_shown_by_its_name_as_by_its_id():
+    # `cfglint rules` lists names beside ids; `cfglint rule accelerator-count-mismatch` said "unknown rule"
+    from click.testing import CliRunner
+
+    from cfglint.cli import main
+
+    by_id = CliRunner().invoke(main, ["rule", "TOP001"])
+    by_name = CliRunner().invoke(main, ["rule", "accelerator-count-mismatch"])
+    assert by_name.exit_code == by_id.exit_code == 0 and by_name.stdout == by_id.stdout
+    assert by_id.stdout.startswith("TOP001 accelerator-count-mismatch\n")
+    unknown = CliRunner().invoke(main, ["rule", "accelerator-count"])
+    assert unknown.exit_code == 2 and "unknown rule 'accelerator-count'" in unknown.output

@@ -258,6 +258,26 @@ def test_json_output_matches_its_schema(cfglint_exe, tmp_path):
     assert len([f for f in data["findings"] if f["level"] == "error"]) == 6  # the golden errors; notes and warnings aside
 
 
+def test_every_rule_id_and_a_kubernetes_finding_match_the_json_schema(tmp_path):
+    # the pattern refused K8S001-K8S004 (a digit in the family): a K8S finding's JSON failed its schema
+    from cfglint.checks import all_rules
+    from cfglint.lint import lint_paths
+    from cfglint.output import report
+
+    schema = json.loads((ROOT / "schemas" / "cfglint-output.schema.json").read_text(encoding="utf-8"))
+    pattern = schema["properties"]["findings"]["items"]["properties"]["rule"]["pattern"]
+    assert [r for r in all_rules() if not re.fullmatch(pattern, r)] == []
+    k8s = ROOT / "examples" / "submissions" / "catalog" / "deepseek-v4-flash" / "rtx6000d-sglang-lws-tp8-pp2"
+    sub = tmp_path / "lws"
+    shutil.copytree(k8s, sub)
+    (lws,) = [p for p in sub.glob("*.yaml") if "nvidia.com/gpu" in p.read_text(encoding="utf-8")]
+    text = lws.read_text(encoding="utf-8")
+    lws.write_text(text.replace("nvidia.com/gpu: 8", "nvidia.com/gpu: 4", 1), encoding="utf-8")
+    found = lint_paths([str(sub)]).findings
+    assert any(f.rule_id == "K8S001" for f in found)
+    jsonschema.validate(json.loads(report.as_json(found, 1)), schema)
+
+
 def test_sarif_with_every_kind_of_fix_is_valid(cfglint_exe, multitool, sarif_validator, tmp_path):
     """Fixes as SARIF replacements (fix_of's edits): a span replaced (RED001, safe), a runner
     replaced (HW001, unsafe) and a TensorRT-LLM key moved (SCH001: whole lines replaced and

@@ -783,12 +783,14 @@ def list_rules() -> None:
 @main.command("rule")
 @click.argument("rule_id")
 def show_rule(rule_id: str) -> None:
-    """Explain one rule: what it checks, why, a failing and a passing example, the fix, sources
-    (as plain text; the Markdown page is docs/rules/ID.md)."""
+    """Explain one rule, by its id (TOP001) or its name (accelerator-count-mismatch): what it
+    checks, why, a failing and a passing example, the fix, sources (as plain text; the Markdown
+    page is docs/rules/ID.md)."""
     from .checks import all_rules
     from .output.ruledocs import render
 
-    r = all_rules().get(rule_id.upper())
+    rules = all_rules()
+    r = rules.get(rule_id.upper()) or next((x for x in rules.values() if x.name == rule_id.strip().lower()), None)
     if r is None:
         _say(f"cfglint: error: unknown rule {rule_id!r}; see 'cfglint rules'")
         sys.exit(2)

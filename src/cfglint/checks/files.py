@@ -27,7 +27,9 @@ register(
     "cfglint checks a directory as a submission only when it holds `submission.yaml`. Launch "
     "files elsewhere under the scanned root are linted on their own (flags, parsers, secrets, "
     "host paths), but nothing compares them with a declared system, model or accelerator count. "
-    "This note makes the gap visible in every output format (text, JSON, GitHub, SARIF) "
+    "This warning makes the gap visible in every output format (text, JSON, GitHub, SARIF) "
     "instead of a line on standard error, one finding per directory at its first launch file. "
+    "It comes from searching a directory: a file named on the command line (as pre-commit "
+    "names the staged files) is taken as meant to be linted on its own and gets none. "
     "Add a manifest, or name the files on the command line to lint them on their own.",
     ("schemas/submission.schema.json (the manifest format)",))

@@ -10,7 +10,9 @@ from . import versions
 def flag_info(kb, engine: str, option: str) -> list[dict]:
     """For each launcher of ``engine`` whose flags hold ``option`` in some release: ``{"launcher",
     "flag" (its name there), "releases" (ranges), "count", "type", "choices", "default",
-    "deprecated", "aliases", "abbreviation" (True: a unique prefix the parser accepts)}`` (attributes as the newest release that has it reads them). []
+    "deprecated", "aliases", "abbreviation" (True: a unique prefix the parser accepts),
+    "choices_by_release" (``[{"releases", "choices"}]`` when the releases differ in their choices,
+    else [])}`` (the other attributes as the newest release that has it reads them). []
     when no launcher has it; raises KeyError for an engine cfglint holds no releases of."""
     data = kb.engine_releases(engine)
     if data is None:
@@ -29,11 +31,20 @@ def flag_info(kb, engine: str, option: str) -> list[dict]:
         reg = kb.registry(launcher, held[-1])
         primary = reg.find(spelled) if reg is not None else None
         entry = (reg.flags.get(primary) if primary else None) or {}
+        # the choices each release accepts, grouped: releases with the same choices, oldest first
+        by_choices: dict[tuple, list[str]] = {}
+        for r in held:
+            r_reg = kb.registry(launcher, r)
+            r_flag = r_reg.find(spelled) if r_reg is not None else None
+            r_entry = (r_reg.flags.get(r_flag) if r_flag else None) or {}
+            by_choices.setdefault(tuple(r_entry.get("choices") or ()), []).append(r)
         out.append({"launcher": launcher, "flag": primary or spelled, "abbreviation": abbreviation,
                     "releases": versions.ranges(held, data.releases), "count": len(held),
                     "type": entry.get("type"), "choices": entry.get("choices"), "default": entry.get("default"),
                     "deprecated": entry.get("deprecated"),
-                    "aliases": [a for a in entry.get("aliases") or [] if a != spelled]})
+                    "aliases": [a for a in entry.get("aliases") or [] if a != spelled],
+                    "choices_by_release": [{"releases": versions.ranges(rs, data.releases), "choices": list(c)}
+                                           for c, rs in by_choices.items() if c] if len(by_choices) > 1 else []})
     return out
 
 
@@ -49,7 +60,10 @@ def describe(kb, engine: str, option: str) -> str:
         head = f"{f['launcher']} {f['flag'] if not f['abbreviation'] else option}{how}: {f['releases']} " \
                f"({f['count']} of {len(data.releases)} releases read)"
         facts = [f"type {f['type']}" if f["type"] else None,
-                 f"choices {', '.join(map(str, f['choices']))}" if f["choices"] else None,
+                 f"choices {', '.join(map(str, f['choices']))}" if f["choices"] and not f["choices_by_release"]
+                 else None,
+                 "choices by release:" + "".join(f"\n    {g['releases']}: {', '.join(map(str, g['choices']))}"
+                                                 for g in f["choices_by_release"]) if f["choices_by_release"] else None,
                  f"default {f['default']}" if f["default"] not in (None, "") else None,
                  f"aliases {', '.join(f['aliases'])}" if f["aliases"] else None,
                  f"deprecated: {f['deprecated']}" if f["deprecated"] else None]
