@@ -173,6 +173,16 @@ def test_prs004_auto_tool_choice_without_parser(tmp_path):
     found = only(lint(d), "PRS004")
     assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", 6, 6)]
     assert "--enable-auto-tool-choice without --tool-call-parser: vLLM refuses to start" in found[0][4]
+    # one finding for the one mistake: vLLM's own compiled check (FLG005) said it again at the same
+    # flag; PRS004 says it with the parser to add, at FLG005's level (an error where the declared
+    # release refuses it, a warning where the release is not declared and the newest is assumed)
+    def at_the_flag():
+        return [(f.rule_id, f.level or "warning") for f in lint_paths([str(d)]).findings
+                if (f.span.path.endswith("run.sh"), f.span.line, f.span.col) == (True, 6, 6)]
+
+    assert at_the_flag() == [("PRS004", "warning")]         # the release is not declared
+    replace_once(d / "submission.yaml", "  name: vllm\n", '  name: vllm\n  version: "0.19.1"\n')
+    assert at_the_flag() == [("PRS004", "error")]           # vLLM 0.19.1 refuses it (cli_args.py)
 
 
 def test_prs004_reasoning_model_without_reasoning_parser(tmp_path):

@@ -40,7 +40,30 @@ def run_checks(sub: Submission, deployment: Deployment, kb: Knowledge) -> list[F
         for f in r.check(ctx):
             f.rule_id = r.id
             findings.append(f)
+    findings = _superseded_dropped(findings)
     note = coverage_note(ctx)
     if note is not None:
         findings.append(note)
     return findings
+
+
+_RANK = {"note": 0, "warning": 1, "error": 2}
+
+
+def _superseded_dropped(findings: list[Finding]) -> list[Finding]:
+    """``findings`` without those another rule's more precise finding at the same place
+    supersedes (:attr:`Rule.supersedes`); the one kept takes the dropped one's level when that is
+    higher (FLG005 is an error where the declared release refuses the value, PRS004 a warning)."""
+    over = {(s, f.span): f for f in findings for s in REGISTRY[f.rule_id].supersedes}
+    kept = []
+    for f in findings:
+        by = over.get((f.rule_id, f.span))
+        if by is None:
+            kept.append(f)
+        elif _RANK[_level(f)] > _RANK[_level(by)]:
+            by.level = _level(f)
+    return kept
+
+
+def _level(f: Finding) -> str:
+    return f.level or REGISTRY[f.rule_id].level

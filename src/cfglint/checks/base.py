@@ -25,16 +25,20 @@ class Rule:
     check: Callable[["Context"], Iterable[Finding]] | None = None
     tags: tuple[str, ...] = field(default=())
     security_severity: str = "5.0"  # GitHub's 0.0-10.0 scale, used when tags has "security"
+    # rules whose finding at the same place says the same mistake less precisely: dropped when
+    # this rule reports there (one finding per mistake; run_checks)
+    supersedes: tuple[str, ...] = ()
 
 
 REGISTRY: dict[str, Rule] = {}
 
 
 def rule(id: str, name: str, level: str, summary: str, explanation: str,
-         sources: tuple[str, ...] = (), tags: tuple[str, ...] = (), security_severity: str = "5.0"):
+         sources: tuple[str, ...] = (), tags: tuple[str, ...] = (), security_severity: str = "5.0",
+         supersedes: tuple[str, ...] = ()):
     """Register the decorated function as the check of rule ``id``."""
     def wrap(fn):
-        REGISTRY[id] = Rule(id, name, level, summary, explanation, sources, fn, tags, security_severity)
+        REGISTRY[id] = Rule(id, name, level, summary, explanation, sources, fn, tags, security_severity, supersedes)
         return fn
     return wrap
 
