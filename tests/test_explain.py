@@ -103,6 +103,37 @@ def test_values_from_a_variable_and_from_engine_yaml():
     assert (chunk["value"], chunk["source"], chunk["detail"]) == (8192, "yaml", f"{rel}/ifb_config.yaml")
 
 
+def test_a_flag_the_command_line_overrides_says_so_and_a_written_config_is_named(tmp_path):
+    rel = "nvidia/glm-5.2/b300-sglang-tp8-dp8-eagle3-maxreq256"
+    d = copy_submission(rel, tmp_path)
+    (unit,) = _explain(tmp_path, rel)["submissions"]
+    assert _flag(unit["processes"][0], "--chunked-prefill-size")["overridden_by"] is None   # as published
+    # the command line given the YAML's key as well: SGLang takes the command line's (FLG003 says it too)
+    run = d / "run.sh"
+    text = run.read_text(encoding="utf-8")
+    assert text.count("--config ") == 1
+    run.write_text(text.replace("--config ", "--chunked-prefill-size 4096 --config "), encoding="utf-8")
+    (unit,) = _explain(tmp_path, rel)["submissions"]
+    cli_flag, yaml_flag = sorted((f for f in unit["processes"][0]["flags"] if f["flag"] == "--chunked-prefill-size"),
+                                 key=lambda f: f["source"] != "literal")
+    assert cli_flag["value"] == "4096" and cli_flag["overridden_by"] is None   # command-line words are text
+    line, col = position(run.read_text(encoding="utf-8"), "4096")
+    assert yaml_flag["value"] == 8192 and yaml_flag["overridden_by"] == {
+        "flag": "--chunked-prefill-size", "at": {"path": f"{rel}/run.sh", "line": line, "column": col}}
+    shown = subprocess.run([CFGLINT, "explain", rel], cwd=tmp_path, capture_output=True, text=True).stdout
+    assert f"overridden by --chunked-prefill-size (run.sh:{line}:{col})" in shown
+
+    # a --config file the script writes with a heredoc is named by its path, not by the script's
+    vl = "recipes/vllm-gpt-oss-120b-b200-tp1-config"
+    d = copy_submission(vl, tmp_path)
+    replace_once(d / "launch_server.sh", "vllm serve openai/gpt-oss-120b \\\n  --config ${YAML_CONFIG}",
+                 "cat > written.yaml <<'EOF'\nmax-num-seqs: 64\nEOF\nvllm serve openai/gpt-oss-120b \\\n  --config written.yaml")
+    (unit,) = _explain(tmp_path, vl)["submissions"]
+    seqs = _flag(unit["processes"][0], "--max-num-seqs")
+    assert (seqs["value"], seqs["source"], seqs["detail"], seqs["at"]["path"]) == \
+        (64, "yaml", "written.yaml", f"{vl}/launch_server.sh")
+
+
 def test_release_engine_defaults_and_memory_budget():
     # the manifest's engine.version ("0.5.11 DSv4"), placed at its value
     rel = "examples/submissions/artificial-analysis/deepseek-v4-pro/h200-sglang-tp8-eagle"

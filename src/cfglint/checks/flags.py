@@ -44,6 +44,29 @@ def _lookup(regs: list[FlagRegistry], option: str) -> tuple[FlagRegistry, str] |
     return None
 
 
+def overridden(ctx: Context, p: Process) -> dict[int, Arg]:
+    """The flags of ``p`` that another one setting the same flag overrides, as ``id(arg)`` -> the
+    arg whose value the engine takes: the command line wins over its --config YAML, and the last
+    one wins among the command line's (or the YAML's) own (as FLG003 says). {} when the
+    launcher's flags are not known."""
+    regs = _registries(ctx, p)
+    if regs is None:
+        return {}
+    by_flag: dict[str, list[Arg]] = {}
+    for arg in p.args:
+        found = _lookup(regs, arg.name)
+        if found is not None:
+            primary = found[1] + (arg.name[arg.name.index("."):] if "." in arg.name else "")
+            by_flag.setdefault(primary, []).append(arg)
+    out: dict[int, Arg] = {}
+    for args in by_flag.values():
+        if len(args) > 1:
+            cli = [a for a in args if a.origin == "cli"]
+            winner = (cli or args)[-1]
+            out.update((id(a), winner) for a in args if a is not winner)
+    return out
+
+
 def _where(arg: Arg) -> str:
     return "" if arg.origin == "cli" else f" (key '{arg.written}' of {arg.origin})"
 

@@ -50,7 +50,7 @@ class Arg:
     written: str                    # as in the source
     span: Span
     value: Located | None
-    origin: str                     # "cli" or the config file's display path
+    origin: str                     # "cli", or the config file: its display path (a written one: its path)
     dynamic: bool = False           # the value is written but known only at run time (value None)
 
 
@@ -605,7 +605,9 @@ class _Adapter:
             if isinstance(key.value, str):
                 proc.flag_names.add("--" + key.value.replace("_", "-"))
                 value = Located(node.value, node.span) if isinstance(node, YScalar) else None
-                proc.args.append(Arg("--" + key.value, key.text, key.span, value, cfg.display))
+                # a config a script writes is named by its own path (its positions are the script's)
+                proc.args.append(Arg("--" + key.value, key.text, key.span, value,
+                                     cfg.path if cfg.written_by else cfg.display))
             if not isinstance(key.value, str) or not isinstance(node, YScalar):
                 continue
             flag = "--" + key.value.replace("_", "-")

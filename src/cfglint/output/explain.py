@@ -35,6 +35,7 @@ from typing import Callable
 from .. import __version__
 from ..checks.base import Context
 from ..checks.capacity import memory_budget
+from ..checks.flags import overridden
 from ..checks.nodes import accelerators_per_node, instance_nodes
 from ..checks.topology import gpus_per_instance, is_secondary, launched_instances
 from ..deploy.defaults import Default, resolve
@@ -179,11 +180,15 @@ def _process(ctx: Context, proc: Process, lines: _Lines, hide: Callable[[str], s
     version, read_from = (release.version, f"{release.source} {release.text}") if release else \
         (None, "no engine version declared (engine.version) or in the image tag")
     flags = []
+    beaten = overridden(ctx, proc)
     for arg in proc.args:
         source, detail = value_source(arg, proc, lines)
         value = arg.value.value if arg.value is not None else (None if arg.dynamic or arg.origin != "cli" else True)
+        winner = beaten.get(id(arg))
         flags.append({"flag": arg.name, "value": _json_value(value, hide), "source": source, "detail": hide(detail),
-                      "at": _at(arg.value.span if arg.value else arg.span)})
+                      "at": _at(arg.value.span if arg.value else arg.span),
+                      "overridden_by": None if winner is None else {"flag": winner.written,
+                                                                     "at": _at(winner.value.span if winner.value else winner.span)}})
     entry = {
         "kind": proc.kind, "engine": proc.engine, "orchestrator": proc.orchestrator,
         "role": proc.role.value if proc.role is not None else None,
@@ -322,7 +327,9 @@ def as_text(doc: dict) -> str:
                     value = "" if f["value"] is True else "(run time)" if f["source"] == "unknown" else \
                         "null" if f["value"] is None else str(f["value"])
                     source = f["source"] + (f" {f['detail']}" if f["detail"] and f["source"] != "literal" else "")
-                    out.append(f"      {f['flag']:<{width}}  {value}  [{source}, {_where(f['at'])}]")
+                    over = f.get("overridden_by")
+                    beaten = f"  overridden by {over['flag']} ({_where(over['at'])})" if over else ""
+                    out.append(f"      {f['flag']:<{width}}  {value}  [{source}, {_where(f['at'])}]{beaten}")
             for d in p.get("defaults", []):
                 shown = d["value"] if d["value"] is not None else f"not known ({d['from']})"
                 out.append(f"    engine default {d['setting']}: {shown}")
