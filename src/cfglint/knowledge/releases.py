@@ -174,6 +174,19 @@ class EngineReleases:
     def _flags(self) -> dict:
         return {}
 
+    def choice_releases(self, launcher: str, flag: str, value: str) -> list[str]:
+        """The releases, oldest first, whose ``launcher`` has ``flag`` (its primary name) and
+        accepts ``value`` for it: one of its choices there, or any value where it lists none
+        (SGLang's --moe-runner-backend takes ``marlin`` from 0.5.12.post1)."""
+        out = []
+        for r in self.releases:
+            entries = self.flag_entries(launcher, r)
+            if flag in entries:
+                choices = entries[flag].get("choices")
+                if not choices or value in [str(c) for c in choices]:
+                    out.append(r)
+        return out
+
     def newest_has(self, launcher: str, flag: str, option: str) -> bool:
         """Whether the newest release has ``flag`` and ``option`` is one of its spellings there
         (a flag's attributes in the data are the newest release's when it holds)."""
