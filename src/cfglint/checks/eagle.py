@@ -31,7 +31,9 @@ def _tree_bound(steps: int, topk: int) -> int:
       "since decode continues the draft state prefill produced. SGLANG_ENABLE_SPEC_V2=1 (the "
       "overlap scheduler for EAGLE) supports only top-k 1: with a larger top-k the spec v2 worker "
       "crashes at the first decode step (releases of late 2025), and later releases silently fall "
-      "back to spec v1, so the variable the launch sets has no effect.",
+      "back to spec v1, so the variable the launch sets has no effect. A release that does not read "
+      "the variable at all (rules/releases/sglang-env.yaml) runs no spec v2: ENV001 says so, and "
+      "SPEC002 does not.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (speculative_eagle_topk == 1 -> "
        "speculative_num_draft_tokens = speculative_num_steps + 1)",
        "sgl-project/sglang python/sglang/srt/speculative/eagle_utils.py organize_draft_results @ v0.5.9, "
@@ -44,7 +46,8 @@ def _tree_bound(steps: int, topk: int) -> int:
        "mismatch; https://github.com/sgl-project/sglang/issues/13352 and "
        "https://github.com/sgl-project/sglang/issues/14077 'Only speculative-eagle-topk=1 is supported on SpecV2')",
        "SGLang documentation, advanced_features/speculative_decoding: 'Enable SpecV2 with "
-       "SGLANG_ENABLE_SPEC_V2=True (requires --speculative-eagle-topk 1)'"))
+       "SGLANG_ENABLE_SPEC_V2=True (requires --speculative-eagle-topk 1)'",
+       "rules/releases/sglang-env.yaml SGLANG_ENABLE_SPEC_V2 (the releases that read it)"))
 def check_eagle(ctx: Context):
     by_role: dict[str, tuple] = {}
     for p in ctx.deployment.engine_processes():
@@ -129,6 +132,10 @@ def _spec_v2(ctx: Context, p):
     alg = p.settings.get("spec_algorithm")
     if p.engine != "sglang" or var is None or alg is None or str(alg.value).upper() not in EAGLE_FAMILY:
         return
+    data = ctx.kb.engine_releases("sglang")
+    launch = p.releases.get("sglang")
+    if data is not None and launch is not None and data.reads(SPEC_V2, launch.release) is False:
+        return  # the release the launch runs does not read it: ENV001 says the value is ignored
     if var.value is None:
         ctx.not_checked(f"{SPEC_V2} vs --speculative-eagle-topk (SPEC002)",
                         f"{SPEC_V2} is set from a value known only at run time", var.span)

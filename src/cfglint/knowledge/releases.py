@@ -282,6 +282,14 @@ class EngineReleases:
             memo["_env"] = {k: v for k, v in (self.section("env") or {}).items() if isinstance(v, dict)}
         return memo["_env"]
 
+    def reads(self, name: str, release: str | None) -> bool | None:
+        """Whether ``release`` reads the environment variable ``name`` (``<engine>-env.yaml``, as
+        ENV001 judges it); None when ``release`` is None (not known, or not a release read)."""
+        if release is None:
+            return None
+        entry = self.env().get(name)
+        return entry is not None and release in self.in_releases(entry)
+
     def listed(self, section: str, release: str | None) -> list[dict]:
         """``exclusive`` / ``checks`` / ``removed`` facts that hold in ``release`` (None: all); one
         list per (section, release), shared by every launch that asks (callers do not change it)."""
