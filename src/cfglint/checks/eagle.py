@@ -84,7 +84,10 @@ def check_eagle(ctx: Context):
       "With speculative decoding each running request needs 1 + K tokens per step (K draft "
       "tokens). TensorRT-LLM needs max_num_tokens >= max_batch_size x (K + 1) and vLLM "
       "max_num_batched_tokens >= max_num_seqs x (K + 1); below that the engine cannot schedule a "
-      "full batch, or rejects the configuration. The check also runs on the engine's defaults "
+      "full batch, or rejects the configuration. For trtllm-serve both the command line "
+      "(--max_batch_size, --max_num_tokens) and the extra_llm_api_options YAML count; where both set "
+      "a value the YAML's is in effect (trtllm-serve merges it over the command line) and the "
+      "finding points at it. The check also runs on the engine's defaults "
       "when the launch leaves a budget out: vLLM 0.26 reserves max_num_seqs x draft slots "
       "of max_num_batched_tokens for drafting (K slots per request for DFlash, K - 1 for DSpark and "
       "parallel EAGLE) and refuses to start when nothing is left, so DFlash with 16 speculative "
@@ -93,6 +96,10 @@ def check_eagle(ctx: Context):
       "either is unknown, or the release is one the data was not read from, the check is "
       "reported as not run (COV001).",
       ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (max_num_tokens, max_batch_size)",
+       "NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py serve @ 00209af149e7774406881a37283dce303571eb11: "
+       "get_llm_args(max_batch_size=..., max_num_tokens=...) then update_llm_args_with_extra_dict "
+       "(llm_args | the YAML's dict: the extra_llm_api_options YAML 'overwrites the parameters specified by "
+       "trtllm-serve')",
        "vllm-project/vllm vllm/config/scheduler.py (max_num_batched_tokens, max_num_seqs)",
        "vllm-project/vllm vllm/config/vllm.py VllmConfig._set_max_num_scheduled_tokens (v0.26.0): "
        "max_num_batched_tokens - max_num_seqs x draft slots <= 0 raises ValueError before weights load "
