@@ -3,6 +3,8 @@ line and column, and the unchanged submission stays clean."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cfglint.lint import lint_paths
@@ -182,6 +184,64 @@ def test_hw001_not_on_hopper(tmp_path):
     d = copy_submission(DSV4_H200, tmp_path)
     replace_once(d / "run.sh", "--moe-runner-backend marlin", "--moe-runner-backend flashinfer_cutlass")
     assert only(lint(d), "HW001") == []
+
+
+DSV4_FLASH_RTX = "catalog/deepseek-v4-flash/rtx6000d-sglang-tp4-marlin"
+
+
+def _sm120_at(tmp_path, tag: str, runner: str | None):
+    """The catalog's NVFP4 DeepSeek V4 Flash on 4 x RTX 6000D (marlin), its image tagged ``tag``
+    and its runner ``runner`` (None: the two lines of --moe-runner-backend dropped)."""
+    d = copy_submission(DSV4_FLASH_RTX, tmp_path)
+    replace_once(d / "deployment.yaml", "lmsysorg/sglang:latest", f"lmsysorg/sglang:{tag}")
+    old = "            - --moe-runner-backend\n            - marlin\n"
+    line = replace_once(d / "deployment.yaml", old, "" if runner is None else old.replace("marlin", runner))
+    return d, line + 1
+
+
+def test_hw001_names_the_release_marlin_needs_and_offers_no_fix_before_it(tmp_path):
+    # SGLang 0.5.9 (the image tag) has no --moe-runner-backend marlin (rules/releases/sglang.yaml:
+    # from 0.5.12.post1); writing it would stop the launch (FLG002), so no fix is offered
+    d, line = _sm120_at(tmp_path, "v0.5.9", "flashinfer_cutlass")
+    (f,) = [f for f in lint_paths([str(d)]).findings if f.rule_id == "HW001"]
+    assert (Path(f.span.path).name, f.span.line, f.span.col) == ("deployment.yaml", line, 15)
+    assert "silently computes wrong answers" in f.message
+    assert f.message.endswith("use --moe-runner-backend marlin, which SGLang 0.5.9 (the image tag) does not "
+                              "accept: marlin needs SGLang 0.5.12.post1 or later")
+    assert f.fix is None
+    assert only(lint(d), "FLG002") == []
+
+
+def test_hw001_offers_marlin_where_the_release_accepts_it(tmp_path):
+    # the control: the same launch on the first release that accepts marlin
+    d, line = _sm120_at(tmp_path, "v0.5.12.post1", "flashinfer_cutlass")
+    (f,) = [f for f in lint_paths([str(d)]).findings if f.rule_id == "HW001"]
+    assert (Path(f.span.path).name, f.span.line, f.span.col) == ("deployment.yaml", line, 15)
+    assert f.message.endswith("; use --moe-runner-backend marlin") and (f.fix, f.fix_safe) == ("marlin", False)
+
+
+def test_hw001_without_a_runner_on_a_release_without_marlin(tmp_path):
+    d, _ = _sm120_at(tmp_path, "v0.5.9", None)
+    (f,) = only(lint(d), "HW001")
+    assert f[1:4] == ("deployment.yaml", 26, 15)   # the command: python3 -m sglang.launch_server
+    assert f[4].endswith("; add --moe-runner-backend marlin, which SGLang 0.5.9 (the image tag) does not accept: "
+                         "marlin needs SGLang 0.5.12.post1 or later")
+    d, _ = _sm120_at(tmp_path / "control", "v0.5.12.post1", None)
+    (f,) = only(lint(d), "HW001")
+    assert f[4].endswith("; add --moe-runner-backend marlin")
+
+
+def test_hw001_reads_the_declared_release(tmp_path):
+    # the repro's release comes from the manifest: engine.version 0.5.9 (no image tag)
+    d = copy_submission(DSV4_FLASH_RTX, tmp_path)
+    replace_once(d / "submission.yaml", "  name: sglang\n", "  name: sglang\n  version: \"0.5.9\"\n")
+    flg = only(lint(d), "FLG002")
+    assert len(flg) == 1 and "'marlin' is not one of" in flg[0][4]   # the published marlin, on 0.5.9
+    assert only(lint(d), "HW001") == []                               # HW001 asks for no other runner
+    replace_once(d / "deployment.yaml", "            - marlin\n", "            - flashinfer_cutlass\n")
+    (f,) = [f for f in lint_paths([str(d)]).findings if f.rule_id == "HW001"]
+    assert "which SGLang 0.5.9 (the manifest's engine version) does not accept: marlin needs SGLang " \
+           "0.5.12.post1 or later" in f.message and f.fix is None
 
 
 # -- PRS001 / PRS002 ---------------------------------------------------------------------

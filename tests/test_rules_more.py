@@ -110,6 +110,42 @@ def test_spec003_token_budget(tmp_path):
     assert "max_num_tokens 1151 < max_batch_size 288 x (3 draft + 1) = 1152" in found[0][4]
 
 
+GPTOSS_DEP8 = "recipes/trtllm-gpt-oss-120b-b200-dep8-throughput"
+EAGLE3 = ("speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 3\n"
+          "  speculative_model: nvidia/gpt-oss-120b-Eagle3-v3\n")
+
+
+def _dep8_eagle3(tmp_path):
+    """TensorRT-LLM's gpt-oss DEP8 recipe (trtllm-serve --max_batch_size 720 --max_num_tokens 16384)
+    with an Eagle3 draft of 3 tokens in its extra_llm_api_options heredoc (as the published
+    b200-trtllm-tp1-eagle3 writes it): 720 x (3 + 1) = 2880 tokens fit 16384."""
+    d = copy_submission(GPTOSS_DEP8, tmp_path)
+    replace_once(d / "run.sh", "num_postprocess_workers: 4\n", "num_postprocess_workers: 4\n" + EAGLE3)
+    return d
+
+
+def test_spec003_reads_the_trtllm_serve_command_line(tmp_path):
+    d = _dep8_eagle3(tmp_path)
+    assert only(lint(d), "SPEC003") == []
+    line = replace_once(d / "run.sh", "--max_num_tokens 16384", "--max_num_tokens 2048")
+    found = only(lint(d), "SPEC003")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 22)]
+    assert found[0][4].startswith("max_num_tokens 2048 < max_batch_size 720 x (3 draft + 1) = 2880")
+
+
+def test_spec003_the_extra_yaml_wins_over_the_command_line(tmp_path):
+    # trtllm-serve merges the extra YAML over its CLI values (tensorrt_llm/commands/serve.py serve:
+    # update_llm_args_with_extra_dict; rules/engines.yaml trtllm settings)
+    d = _dep8_eagle3(tmp_path)
+    replace_once(d / "run.sh", "--max_num_tokens 16384", "--max_num_tokens 2048")
+    replace_once(d / "run.sh", "stream_interval: 10\n", "stream_interval: 10\nmax_num_tokens: 4096\n")
+    assert only(lint(d), "SPEC003") == []      # 4096 is in effect, not the CLI's 2048
+    line = replace_once(d / "run.sh", "max_num_tokens: 4096\n", "max_num_tokens: 2000\n")
+    found = only(lint(d), "SPEC003")
+    assert [(f[1], f[2], f[3]) for f in found] == [("run.sh", line, 17)]   # the YAML's value, not the CLI's
+    assert found[0][4].startswith("max_num_tokens 2000 < max_batch_size 720 x (3 draft + 1) = 2880")
+
+
 def test_dis001_transfer_backends_differ(tmp_path):
     d = copy_submission(KIMI_NIXL, tmp_path)
     line = replace_once(d / "decode.args", "--disaggregation-transfer-backend nixl", "--disaggregation-transfer-backend mooncake")

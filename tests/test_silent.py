@@ -164,6 +164,42 @@ def test_spec_v2_from_a_run_time_value_is_reported_as_not_checked(tmp_path):
     assert "SGLANG_ENABLE_SPEC_V2 is set from a value known only at run time" in only(found, "COV001")[0][4]
 
 
+DSV32_MTP = "recipes/sglang-deepseek-v3.2-exp-h200-tp8-dp8-mtp"
+
+
+def _mtp_spec_v2(tmp_path, version: str) -> tuple[Path, int]:
+    """SGLang's DeepSeek V3.2 MTP example (EAGLE, 3 steps, top-k 1) declared as ``version``,
+    run with SGLANG_ENABLE_SPEC_V2=1 exported before it; returns the launch line."""
+    d = copy_submission(DSV32_MTP, tmp_path)
+    replace_once(d / "submission.yaml", "  name: sglang\n", f'  name: sglang\n  version: "{version}"\n')
+    replace_once(d / "run.sh", "python -m sglang", "export SGLANG_ENABLE_SPEC_V2=1\npython -m sglang")
+    return d, 2
+
+
+def test_spec_v2_is_not_claimed_on_a_release_that_does_not_read_it(tmp_path):
+    # SGLang 0.5.2 does not read SGLANG_ENABLE_SPEC_V2 (rules/releases/sglang-env.yaml: from
+    # 0.5.4.post3): ENV001 says the value is ignored, so no spec v2 scheduler runs to crash
+    d, _ = _mtp_spec_v2(tmp_path, "0.5.2")
+    replace_once(d / "run.sh", "--speculative-eagle-topk 1", "--speculative-eagle-topk 4")
+    found = lint(d)
+    assert only(found, "SPEC002") == []
+    (env,) = only(found, "ENV001")
+    assert env[1:4] == ("run.sh", 1, 8) and "SGLang 0.5.2 does not read SGLANG_ENABLE_SPEC_V2 yet" in env[4]
+
+
+def test_spec_v2_with_top_k_above_one_on_a_release_that_reads_it(tmp_path):
+    # the control: 0.5.9 reads the variable, so top-k 4 meets the spec v2 scheduler
+    d, line = _mtp_spec_v2(tmp_path, "0.5.9")
+    assert only(lint(d), "SPEC002") == []          # top-k 1 as published
+    replace_once(d / "run.sh", "--speculative-eagle-topk 1", "--speculative-eagle-topk 4")
+    found = lint(d)
+    col = (d / "run.sh").read_text().split("\n")[line - 1].index("--speculative-eagle-topk 4") + 26
+    (spec,) = only(found, "SPEC002")
+    assert spec[1:4] == ("run.sh", line, col)
+    assert spec[4].startswith("SGLANG_ENABLE_SPEC_V2=1 (") and "with top-k 4 the scheduler crashes" in spec[4]
+    assert only(found, "ENV001") == []
+
+
 # -- SPEC003 on vLLM's defaults ----------------------------------------------------------------
 def _vllm_dflash(tmp_path, tokens: int, version: str | None = "0.26.0") -> Path:
     d = copy_submission(GLM_VLLM, tmp_path)

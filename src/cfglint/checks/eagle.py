@@ -31,7 +31,9 @@ def _tree_bound(steps: int, topk: int) -> int:
       "since decode continues the draft state prefill produced. SGLANG_ENABLE_SPEC_V2=1 (the "
       "overlap scheduler for EAGLE) supports only top-k 1: with a larger top-k the spec v2 worker "
       "crashes at the first decode step (releases of late 2025), and later releases silently fall "
-      "back to spec v1, so the variable the launch sets has no effect.",
+      "back to spec v1, so the variable the launch sets has no effect. A release that does not read "
+      "the variable at all (rules/releases/sglang-env.yaml) runs no spec v2: ENV001 says so, and "
+      "SPEC002 does not.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (speculative_eagle_topk == 1 -> "
        "speculative_num_draft_tokens = speculative_num_steps + 1)",
        "sgl-project/sglang python/sglang/srt/speculative/eagle_utils.py organize_draft_results @ v0.5.9, "
@@ -44,7 +46,8 @@ def _tree_bound(steps: int, topk: int) -> int:
        "mismatch; https://github.com/sgl-project/sglang/issues/13352 and "
        "https://github.com/sgl-project/sglang/issues/14077 'Only speculative-eagle-topk=1 is supported on SpecV2')",
        "SGLang documentation, advanced_features/speculative_decoding: 'Enable SpecV2 with "
-       "SGLANG_ENABLE_SPEC_V2=True (requires --speculative-eagle-topk 1)'"))
+       "SGLANG_ENABLE_SPEC_V2=True (requires --speculative-eagle-topk 1)'",
+       "rules/releases/sglang-env.yaml SGLANG_ENABLE_SPEC_V2 (the releases that read it)"))
 def check_eagle(ctx: Context):
     by_role: dict[str, tuple] = {}
     for p in ctx.deployment.engine_processes():
@@ -81,7 +84,10 @@ def check_eagle(ctx: Context):
       "With speculative decoding each running request needs 1 + K tokens per step (K draft "
       "tokens). TensorRT-LLM needs max_num_tokens >= max_batch_size x (K + 1) and vLLM "
       "max_num_batched_tokens >= max_num_seqs x (K + 1); below that the engine cannot schedule a "
-      "full batch, or rejects the configuration. The check also runs on the engine's defaults "
+      "full batch, or rejects the configuration. For trtllm-serve both the command line "
+      "(--max_batch_size, --max_num_tokens) and the extra_llm_api_options YAML count; where both set "
+      "a value the YAML's is in effect (trtllm-serve merges it over the command line) and the "
+      "finding points at it. The check also runs on the engine's defaults "
       "when the launch leaves a budget out: vLLM 0.26 reserves max_num_seqs x draft slots "
       "of max_num_batched_tokens for drafting (K slots per request for DFlash, K - 1 for DSpark and "
       "parallel EAGLE) and refuses to start when nothing is left, so DFlash with 16 speculative "
@@ -90,6 +96,10 @@ def check_eagle(ctx: Context):
       "either is unknown, or the release is one the data was not read from, the check is "
       "reported as not run (COV001).",
       ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (max_num_tokens, max_batch_size)",
+       "NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py serve @ 00209af149e7774406881a37283dce303571eb11: "
+       "get_llm_args(max_batch_size=..., max_num_tokens=...) then update_llm_args_with_extra_dict "
+       "(llm_args | the YAML's dict: the extra_llm_api_options YAML 'overwrites the parameters specified by "
+       "trtllm-serve')",
        "vllm-project/vllm vllm/config/scheduler.py (max_num_batched_tokens, max_num_seqs)",
        "vllm-project/vllm vllm/config/vllm.py VllmConfig._set_max_num_scheduled_tokens (v0.26.0): "
        "max_num_batched_tokens - max_num_seqs x draft slots <= 0 raises ValueError before weights load "
@@ -129,6 +139,10 @@ def _spec_v2(ctx: Context, p):
     alg = p.settings.get("spec_algorithm")
     if p.engine != "sglang" or var is None or alg is None or str(alg.value).upper() not in EAGLE_FAMILY:
         return
+    data = ctx.kb.engine_releases("sglang")
+    launch = p.releases.get("sglang")
+    if data is not None and launch is not None and data.reads(SPEC_V2, launch.release) is False:
+        return  # the release the launch runs does not read it: ENV001 says the value is ignored
     if var.value is None:
         ctx.not_checked(f"{SPEC_V2} vs --speculative-eagle-topk (SPEC002)",
                         f"{SPEC_V2} is set from a value known only at run time", var.span)

@@ -174,6 +174,19 @@ class EngineReleases:
     def _flags(self) -> dict:
         return {}
 
+    def choice_releases(self, launcher: str, flag: str, value: str) -> list[str]:
+        """The releases, oldest first, whose ``launcher`` has ``flag`` (its primary name) and
+        accepts ``value`` for it: one of its choices there, or any value where it lists none
+        (SGLang's --moe-runner-backend takes ``marlin`` from 0.5.12.post1)."""
+        out = []
+        for r in self.releases:
+            entries = self.flag_entries(launcher, r)
+            if flag in entries:
+                choices = entries[flag].get("choices")
+                if not choices or value in [str(c) for c in choices]:
+                    out.append(r)
+        return out
+
     def newest_has(self, launcher: str, flag: str, option: str) -> bool:
         """Whether the newest release has ``flag`` and ``option`` is one of its spellings there
         (a flag's attributes in the data are the newest release's when it holds)."""
@@ -268,6 +281,14 @@ class EngineReleases:
         if "_env" not in memo:
             memo["_env"] = {k: v for k, v in (self.section("env") or {}).items() if isinstance(v, dict)}
         return memo["_env"]
+
+    def reads(self, name: str, release: str | None) -> bool | None:
+        """Whether ``release`` reads the environment variable ``name`` (``<engine>-env.yaml``, as
+        ENV001 judges it); None when ``release`` is None (not known, or not a release read)."""
+        if release is None:
+            return None
+        entry = self.env().get(name)
+        return entry is not None and release in self.in_releases(entry)
 
     def listed(self, section: str, release: str | None) -> list[dict]:
         """``exclusive`` / ``checks`` / ``removed`` facts that hold in ``release`` (None: all); one
