@@ -154,3 +154,85 @@ def test_a_token_written_in_the_script_itself_is_reported_where_it_is(tmp_path):
     line, col = position(path.read_text(encoding="utf-8"), TOKEN)
     red = [(f.span.line, f.span.col, f.span.end_col) for f in lint_paths([str(path)]).findings if f.rule_id == "RED002"]
     assert red == [(line, col, col + len(TOKEN))]
+
+
+# -- Kubernetes quantities: an exponent as the API server reads it; an emptyDir's sizeLimit -----
+
+TPU_LWS = "corpus/049-lws-tpu-lws/lws.yaml"
+LEADER_TPU = 'google.com/tpu: "4"\n            ports:'
+RBG_SGLANG = "corpus/050-rbg-single-node-sglang/sglang.yaml"
+
+
+def test_a_quantity_exponent_is_read_as_the_api_server_reads_it(tmp_path):
+    # suffix.go interpret: strconv.ParseInt of the exponent's digits, kept as an int32: "4e0000000"
+    # is 4, and "4e4294967296" wraps to 4e0. Both were K8S004 "not a Kubernetes quantity"
+    shared("corpus")
+    for n, written in enumerate(("4e0000000", "4e4294967296")):
+        (tmp_path / str(n)).mkdir()
+        path = changed_copy(tmp_path / str(n), TPU_LWS, LEADER_TPU, LEADER_TPU.replace('"4"', f'"{written}"'))
+        assert [f.rule_id for f in lint_paths([str(path)]).findings] == [], written
+
+
+def test_a_quantity_exponent_beyond_64_bits_is_refused(tmp_path):
+    # control: ParseInt refuses an exponent beyond int64, and so does the API server
+    shared("corpus")
+    path = changed_copy(tmp_path, TPU_LWS, LEADER_TPU, LEADER_TPU.replace('"4"', '"4e99999999999999999999"'))
+    (k8s004,) = [f for f in lint_paths([str(path)]).findings if f.rule_id == "K8S004"]
+    assert "'4e99999999999999999999' is not a Kubernetes quantity" in k8s004.message
+
+
+def test_an_emptydir_size_limit_that_is_no_quantity_is_k8s004(tmp_path):
+    # sizeLimit: 15Gi0 / "15 Gi": the API server refuses the object; was no finding at all. 15g:
+    # was K8S003 "/dev/shm ... is limited to 15g" (read as 15 bytes), an advice to raise it
+    shared("corpus")
+    for n, written in enumerate(("15Gi0", '"15 Gi"', "15g")):
+        (tmp_path / str(n)).mkdir()
+        path = changed_copy(tmp_path / str(n), RBG_SGLANG, "sizeLimit: 15Gi", f"sizeLimit: {written}")
+        findings = lint_paths([str(path)]).findings
+        assert [(f.rule_id, f.span.line, f.span.col) for f in findings] == [("K8S004", 29, 24)], written
+        assert findings[0].message == (f"the StatefulSet's spec.template.spec.volumes[1].emptyDir.sizeLimit: "
+                                       f"'{written.strip(chr(34))}' is not a Kubernetes quantity (a number with one "
+                                       "suffix: m, k, M, G, T, P, E, Ki ... Ei, or an exponent e3): the API server refuses it")
+
+
+def test_an_emptydir_size_limit_that_is_a_quantity_is_read_in_bytes(tmp_path):
+    # control: 15G is 15 * 10^9 bytes (no finding); 1M is a megabyte, below NCCL's 1Gi (K8S003)
+    shared("corpus")
+    assert lint_paths([str(changed_copy(tmp_path, RBG_SGLANG, "sizeLimit: 15Gi", "sizeLimit: 15G"))]).findings == []
+    (tmp_path / "small").mkdir()
+    path = changed_copy(tmp_path / "small", RBG_SGLANG, "sizeLimit: 15Gi", "sizeLimit: 1M")
+    (k8s003,) = lint_paths([str(path)]).findings
+    assert (k8s003.rule_id, k8s003.span.line) == ("K8S003", 29) and "is limited to 1M" in k8s003.message
+
+
+# -- a heredoc that writes no mapping of settings -------------------------------------------------
+
+def _body(tmp_path, body: str):
+    """The recipe's run.sh with its heredoc's eight lines replaced by ``body``."""
+    d = copy_submission(GPT_OSS, tmp_path)
+    run = d / "run.sh"
+    text = run.read_text(encoding="utf-8")
+    start = text.index(HEREDOC) + len(HEREDOC)
+    end = text.index("EOF\n", start)
+    run.write_text(text[:start] + body + text[end:], encoding="utf-8")
+    return d
+
+
+def test_a_heredoc_config_that_is_a_list_is_a_note(tmp_path):
+    # `[]`: no setting the engine could read; was no finding and no note at all
+    notes = _notes(_body(tmp_path, "[]\n"))
+    assert "settings in /tmp/config.yml (trtllm-serve): the script writes a YAML list there, not a mapping of " \
+           "settings" in notes, notes
+
+
+def test_an_empty_heredoc_config_is_a_note_that_says_so(tmp_path):
+    # was "the YAML the script writes there cannot be parsed (IO001 says where)", with no IO001
+    d = _body(tmp_path, "")
+    assert [f.rule_id for f in lint_paths([str(d)]).findings] == ["COV001"]
+    assert "settings in /tmp/config.yml (trtllm-serve): the script writes an empty YAML there, not a mapping of " \
+           "settings" in _notes(d)
+
+
+def test_a_heredoc_config_that_is_a_mapping_is_read(tmp_path):
+    # control: the published heredoc's mapping is the engine's config, no note about it
+    assert not any("/tmp/config.yml" in n for n in _notes(copy_submission(GPT_OSS, tmp_path)))

@@ -494,6 +494,7 @@ def load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Su
         _written_configs(script, tf, sub)
 
 
+_NOT_SETTINGS = {type(None): "an empty YAML", YSeq: "a YAML list", YScalar: "a single YAML value"}
 MAX_WRITTEN_CONFIGS = 64  # engine configs per submission (heredocs included): more is no launch
 MAX_SCRIPTS = 64          # container scripts (bash -c) of one manifest read for the configs they write
 EXPANDS = "the script writes it with a heredoc that expands shell values known only at run time"
@@ -635,7 +636,12 @@ def _written_configs(script: ShellScript, tf: TextFile, sub: Submission, placed:
                                                 span))
                 else:
                     found = _at_run_time(root, ed, place)
-                    if found is None:
+                    if not isinstance(root, YMap):
+                        # an engine reads its config file as a mapping of settings (yaml.safe_load, then
+                        # each key): an empty file, a list or one value holds none cfglint can check
+                        what = _NOT_SETTINGS.get(type(root), "no mapping")
+                        root, unread = None, f"the script writes {what} there, not a mapping of settings"
+                    elif found is None:
                         root, unread = None, _run_time_value(ed.unknown[0][2], place.of_script(ed.unknown[0][3]))
                     else:
                         unknown = found
