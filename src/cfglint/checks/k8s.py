@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..model import MAX_INT_DIGITS, Finding, Located, Span, parse_int
+from ..model import Finding, Located, Span, parse_int
 from ..read.quantity import device_count, parse_quantity, value_problem
 from ..read.yamlsrc import YMap, YScalar, YSeq
 from .base import Context, here, rule
@@ -29,9 +29,6 @@ PRODUCT_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", 
 _TOPOLOGY = re.compile(r"^\d{1,4}(x\d{1,4}){1,2}$")   # a TPU slice shape: 4x4, 2x2x1
 # the setting and flag that name a multi-node instance's rendezvous (rules/engines.yaml settings)
 RENDEZVOUS = {"sglang": ("dist_init_addr", "--dist-init-addr"), "vllm": ("master_addr", "--master-addr")}
-_QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]i?|[kmgtpe])?$")
-_UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
-          "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
 
 
 def _engines_in_pods(ctx: Context):
@@ -39,14 +36,6 @@ def _engines_in_pods(ctx: Context):
     for p in ctx.deployment.engine_processes():
         if p.pod is not None:   # set only by cfglint.read.k8s, to the k8s.Container that starts it
             yield p, p.pod
-
-
-def quantity(text) -> int | None:
-    """A Kubernetes quantity (``64Gi``, ``1G``, ``512``) in bytes, or None."""
-    m = _QUANTITY.match(str(text).strip())
-    if not m or m.group(2) in ("m",) or len(m.group(1)) > MAX_INT_DIGITS:   # beyond a float: not a size read
-        return None
-    return int(float(m.group(1)) * _UNITS.get(m.group(2) or "", 1))
 
 
 # extended resources of accelerators whose count K8S001 does not weigh (NPUs and others; the
@@ -386,7 +375,9 @@ def _shm(c: Container) -> tuple[bool, Located | None, Span | None]:
                 if not (isinstance(medium, YScalar) and medium.value == "Memory"):
                     return True, None, m.span  # node disk: as large as the node's ephemeral storage
                 limit = ed.get("sizeLimit")
-                size = quantity(limit.value) if isinstance(limit, YScalar) else None
+                # read as the API server reads it (15g is no quantity: K8S004's, not 15 bytes)
+                q = parse_quantity(limit.value) if isinstance(limit, YScalar) else None
+                size = int(q) if q is not None and q >= 0 else None
                 if isinstance(limit, YScalar) and size is not None and size < MIN_SHM_BYTES:
                     return False, Located(str(limit.value), limit.span), m.span
                 return True, None, m.span

@@ -142,8 +142,8 @@ def _word_credentials(ctx: Context, flags: set[str], named, tokens: list, not_se
                 return Span(word.span.path, word.span.line, at + 1, word.span.line, at + 1 + len(v))
         return word.span
 
-    def hit(word: Word, v: str, message: str):
-        span = locate(word, v)
+    def hit(word: Word, v: str, message: str, span: Span | None = None):
+        span = span or locate(word, v)
         if (span.path, span.line, span.col - 1) in reported:
             return None
         reported.add((span.path, span.line, span.col - 1))
@@ -177,13 +177,28 @@ def _word_credentials(ctx: Context, flags: set[str], named, tokens: list, not_se
                     continue
                 if w.static and w.span.end_line > w.span.line:
                     for what, pattern in tokens:
-                        m = pattern.search(w.text)
+                        m = next((m for m in pattern.finditer(w.text) if _token_span(w, m.start(), m.end())), None)
                         if m:
                             f = hit(w, m.group(0), f"{what} {mask(m.group(0))} is published; revoke it and pass "
-                                                   f"it from the environment")
+                                                   f"it from the environment", _token_span(w, m.start(), m.end()))
                             if f is not None:
                                 yield f
                             break
+
+
+def _token_span(word: Word, a: int, b: int) -> Span | None:
+    """Where the characters ``[a, b)`` of a word written over several lines are (by its
+    :attr:`Word.where`: a Kubernetes container's ``bash -c`` string), from the first to the last;
+    None when two of them stand at one place: a value put in from elsewhere (the container's env,
+    ``${VAR}``), whose own place the line scan reads. The whole word without ``where``."""
+    where = word.where
+    if where is None or len(where) != len(word.text):
+        return word.span
+    at = where[a:b]
+    if not at or any(p >= q for p, q in zip(at, at[1:])):
+        return None
+    (l1, c1), (l2, c2) = at[0], at[-1]
+    return Span(word.span.path, l1, c1, l2, c2 + 1)
 
 
 def _escaped_scalar(n: YScalar, lines_of) -> bool:

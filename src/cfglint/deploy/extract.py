@@ -275,14 +275,22 @@ class _Adapter:
         """Option strings that take no value, from the flag registries (:meth:`registries`)."""
         return set().union(*(reg.no_value_options for reg in self.registries(proc)))
 
-    def find_config(self, ref: str, container: object = None) -> ConfigFile | None:
-        """The config a flag names: the exact path first (a heredoc the script writes there wins;
-        one a Kubernetes container's script writes is seen by that ``container`` only), then a
-        published file of the same name."""
+    def find_config(self, ref: str, container: object = None, at: Span | None = None) -> ConfigFile | None:
+        """The config a flag (written at ``at``) names: the exact path first (a heredoc the script
+        writes there wins, the last one it writes before the flag when it writes several; one a
+        Kubernetes container's script writes is seen by that ``container`` only), then a published
+        file of the same name."""
         norm = os.path.normpath(ref)
-        for cfg in self.configs:
-            if cfg.path == norm and (cfg.written_in is None or cfg.written_in is container):
-                return cfg
+        found = [cfg for cfg in self.configs
+                 if cfg.path == norm and (cfg.written_in is None or cfg.written_in is container)]
+        if len(found) > 1 and at is not None:
+            # `cat > f <<EOF` again: the file holds what the last heredoc before the launch wrote
+            before = [cfg for cfg in found if cfg.written_at is not None and cfg.written_at.path == at.path
+                      and (cfg.written_at.line, cfg.written_at.col) < (at.line, at.col)]
+            if before:
+                return before[-1]
+        if found:
+            return found[0]
         base = os.path.basename(ref)
         for cfg in self.configs:
             if os.path.basename(cfg.path) == base and cfg.written_by is None:
@@ -446,7 +454,7 @@ class _Adapter:
                                  Located(value.text, value.span) if value is not None and value.static else None, "cli",
                                  value is not None and not value.static))
             if name in config_flags and value is not None:
-                cfg = self.find_config(value.text, cmd.origin)
+                cfg = self.find_config(value.text, cmd.origin, flag.span)
                 if cfg is not None:
                     cfg.used_by += 1
                 if cfg is not None and cfg.root is not None:

@@ -18,7 +18,10 @@ later commands that name the file are read as follows:
 - any other command that names it (``cat``, the engine's ``--config``) only reads it.
 
 Bounded: at most :data:`MAX_SUBSTITUTIONS` substitutions per file, :data:`MAX_EDITED` characters of
-text and :data:`MAX_UNKNOWN` values put in at run time; beyond, the file is not known. Every
+text and :data:`MAX_UNKNOWN` values put in at run time; beyond, the file is not known. The
+substitutions of all the files of one lint unit write at most :data:`MAX_WRITTEN` characters in
+all (``budget``; each writes its file's whole text): sixteen ``s/a/&&&&/g`` make a million characters
+of a four-line file, and 64 such files cost minutes; beyond, the later files are not known. Every
 character of the edited text keeps the offset in the heredoc body it comes from
 (:attr:`Edited.origin`): a value a substitution puts in is placed on the text it replaces, so a
 finding on it points at the template's placeholder.
@@ -26,6 +29,7 @@ finding on it points at the template's placeholder.
 
 from __future__ import annotations
 
+import bisect
 import os
 from dataclasses import field
 
@@ -35,6 +39,7 @@ from ..read.shell import Command, ShellScript, WrittenFile
 MAX_SUBSTITUTIONS = 16      # sed substitutions applied to one written file; more: not known statically
 MAX_EDITED = 1_000_000      # characters the edited text may grow to; longer: not known statically
 MAX_UNKNOWN = 64            # values put in at run time per file; more: the whole file is not known
+MAX_WRITTEN = 1_000_000     # characters the substitutions of one lint unit's files write in all (the work)
 
 # programs that change a file they name (or may): what they leave is not known statically
 EDITORS = frozenset({"awk", "gawk", "mawk", "nawk", "perl", "yq", "ed", "ex", "vi", "vim", "tee", "truncate",
@@ -124,6 +129,8 @@ def _parse_s(text: str, static: bool, extended: bool) -> Substitution | None:
     if len(parts) != 3 or parts[2] not in ("", "g"):
         return None
     pattern, replacement, flags = parts
+    if "\n" in pattern + replacement:
+        return None   # a line break not escaped: GNU sed stops with "unterminated `s' command"
     if not static and any(ch in pattern + flags for ch in "$`"):
         return None   # the pattern itself is known only at run time
     start = pattern.startswith("^")
@@ -137,9 +144,11 @@ def _parse_s(text: str, static: bool, extended: bool) -> Substitution | None:
     return Substitution(core, replacement if static else None, flags == "g", start, end)
 
 
-def edited(wf: WrittenFile, script: ShellScript, path: str) -> Edited:
+def edited(wf: WrittenFile, script: ShellScript, path: str, budget: list[int] | None = None) -> Edited:
     """The text of ``wf`` (written to ``path``, normalised) after the commands of ``script``
-    that follow it; see the module."""
+    that follow it; see the module. ``budget``: the characters the substitutions may still write,
+    shared by the files of one lint unit (spent here)."""
+    budget = budget if budget is not None else [MAX_WRITTEN]
     out = _tabs_stripped(wf.text) if wf.strip_tabs else Edited(wf.text)
     for other in script.files:
         if other.after > wf.after and other.path is not None and os.path.normpath(other.path) == path and other.append:
@@ -165,7 +174,13 @@ def edited(wf: WrittenFile, script: ShellScript, path: str) -> Edited:
                 return out
             if sub is not None and cmd.certain:
                 done += 1
-                if _apply(out, sub, cmd):
+                applied = _apply(out, sub, cmd, budget)
+                if applied is None:
+                    out.opaque = (f"edits it with substitutions that write more text than cfglint reads (over "
+                                  f"{MAX_WRITTEN:,} characters, with those of the other configs the scripts "
+                                  "write)", _shown(cmd), cmd.span)
+                    return out
+                if applied:
                     continue
         elif program in EDITORS or (program in COPIERS and cmd.words[-1].static
                                     and os.path.normpath(cmd.words[-1].text) == path):
@@ -192,15 +207,20 @@ def _tabs_stripped(body: str) -> Edited:
     return Edited("\n".join(text), origin[:-1])   # no newline after the last line
 
 
-def _apply(out: Edited, sub: Substitution, cmd: Command) -> bool:
-    """Apply ``sub`` to ``out`` line by line; False when the text would grow past MAX_EDITED, or
-    a match falls on a value put in at run time."""
+def _apply(out: Edited, sub: Substitution, cmd: Command, budget: list[int]) -> bool | None:
+    """Apply ``sub`` to ``out`` line by line, spending ``budget`` by the characters it writes; False
+    when a match falls on a value put in at run time, None when the text would grow past
+    MAX_EDITED or the budget is spent."""
     origin = out.origin if out.origin is not None else list(range(len(out.text)))
     pieces: list[str] = []
     where: list[int] = []
     pos = 0
     text = out.text
     size = 0
+    # the run-time values' body ranges, by start (disjoint: each is checked against the others
+    # before it is added)
+    ranges = sorted((u1, u2) for u1, u2, _w, _s in out.unknown)
+    starts, ends = [r[0] for r in ranges], [r[1] for r in ranges]
     for line in text.split("\n"):
         matches = _matches(line, sub)
         last = 0
@@ -210,24 +230,32 @@ def _apply(out: Edited, sub: Substitution, cmd: Command) -> bool:
             where += origin[pos + last:pos + a]
             o1 = origin[pos + a] if pos + a < len(origin) else (origin[-1] + 1 if origin else 0)
             o2 = origin[pos + b - 1] + 1 if b > a else o1
-            if any(u1 < max(o2, o1 + 1) and o1 < u2 for u1, u2, _w, _s in out.unknown):
+            if starts and _overlaps(starts, ends, o1, max(o2, o1 + 1)):
                 return False   # it edits a value put in at run time: what it leaves is not known
             if sub.replacement is None:
                 if len(out.unknown) >= MAX_UNKNOWN:
                     return False
                 rep = line[a:b]           # kept as it is: the value is known only at run time
                 out.unknown.append((o1, max(o2, o1 + 1), _shown(cmd), cmd.span))
+                i = bisect.bisect_left(starts, o1)
+                starts.insert(i, o1)
+                ends.insert(i, max(o2, o1 + 1))
                 rep_where = origin[pos + a:pos + b]
             else:
                 rep = sub.replacement.replace("&", line[a:b])
                 # the characters put in stand on the text they replace: the first on its first, the
                 # last on its last (a span of the new value covers exactly the old one)
-                rep_where = [min(o1 + k, o2 - 1) if o2 > o1 else o1 for k in range(len(rep))]
-                if rep_where and o2 > o1:
-                    rep_where[-1] = o2 - 1
+                if o2 > o1:
+                    k = min(len(rep), o2 - o1)
+                    rep_where = list(range(o1, o1 + k)) + [o2 - 1] * (len(rep) - k)
+                    if rep_where:
+                        rep_where[-1] = o2 - 1
+                else:
+                    rep_where = [o1] * len(rep)
             size += len(rep)
-            if size > MAX_EDITED:
-                return False
+            if size > MAX_EDITED or size > budget[0]:
+                budget[0] = max(budget[0] - size, 0)   # the work is done: spent all the same
+                return None
             pieces.append(rep)
             where += rep_where
             last = b
@@ -239,11 +267,19 @@ def _apply(out: Edited, sub: Substitution, cmd: Command) -> bool:
             where.append(origin[pos])
             pos += 1
         size += len(line) + 1
-        if size > MAX_EDITED:
-            return False
+        if size > MAX_EDITED or size > budget[0]:
+            budget[0] = max(budget[0] - size, 0)
+            return None
+    budget[0] -= size
     out.text = "".join(pieces)
     out.origin = where
     return True
+
+
+def _overlaps(starts: list[int], ends: list[int], a: int, b: int) -> bool:
+    """Whether [a, b) overlaps one of the disjoint ranges [starts[i], ends[i]) (sorted by start)."""
+    i = bisect.bisect_left(starts, b) - 1
+    return i >= 0 and ends[i] > a
 
 
 def _matches(line: str, sub: Substitution) -> list[int]:

@@ -29,7 +29,7 @@ from ..read.yamlsrc import (HOLDS_DUPLICATES, HOLDS_FOREIGN_TAGS, HOLDS_MERGES, 
                             walk_path)
 from ..schema.validation import validate, validator
 from .discover import MANIFEST, serving_candidates
-from .edits import Edited, edited
+from .edits import MAX_WRITTEN, Edited, edited
 
 
 ROLES_BY_NAME = (
@@ -49,6 +49,7 @@ class ConfigFile:
     used_by: int = 0
     written_by: str | None = None  # the launch script that writes it with a heredoc (display path)
     written_in: object = None      # the Kubernetes container whose script writes it (read.k8s.Container)
+    written_at: Span | None = None  # where the script writes it (the heredoc body's first line)
     unread: str | None = None      # written by a script, its text not known statically (root None): why
     # keys whose value the script puts in at run time (load.edits), taken out of ``root``: (key path,
     # where the value is written, why it is not known)
@@ -108,6 +109,8 @@ class Submission:
     # Helm chart templates (Go template actions that make a file YAML only once rendered): the
     # span of their first action; not parsed, COV001 says so
     templates: list[Span] = field(default_factory=list)
+    # characters the sed substitutions of the configs its scripts write may still write (load.edits)
+    edit_budget: list[int] = field(default_factory=lambda: [MAX_WRITTEN])
 
     @property
     def has_manifest(self) -> bool:
@@ -491,6 +494,7 @@ def load_file(tf: TextFile, rel: str, role: str | None, as_config: bool, sub: Su
         _written_configs(script, tf, sub)
 
 
+_NOT_SETTINGS = {type(None): "an empty YAML", YSeq: "a YAML list", YScalar: "a single YAML value"}
 MAX_WRITTEN_CONFIGS = 64  # engine configs per submission (heredocs included): more is no launch
 MAX_SCRIPTS = 64          # container scripts (bash -c) of one manifest read for the configs they write
 EXPANDS = "the script writes it with a heredoc that expands shell values known only at run time"
@@ -607,16 +611,18 @@ def _written_configs(script: ShellScript, tf: TextFile, sub: Submission, placed:
     after the edits the script makes to it later (load.edits: ``sed -i s/__X__/$X/`` applied). A
     heredoc that expands a shell value inside, or a file the script edits in a way not read, stays
     unreadable (root None, ``unread`` says why): a flag naming it is reported as not checked."""
-    for wf in script.files:
+    for n, wf in enumerate(script.files):
         if wf.path is None or not wf.path.lower().endswith((".yaml", ".yml")):
             continue
         root = None
         if len(sub.configs) >= MAX_WRITTEN_CONFIGS:
             break
         path = os.path.normpath(wf.path)
+        if _overwritten(script, n, path):
+            continue
         unread, unknown = None if wf.static else EXPANDS, []
         if wf.static:
-            ed = edited(wf, script, path)
+            ed = edited(wf, script, path, sub.edit_budget)
             place = _Placer(ed.text, ed.origin, wf.text, wf.line, placed, tf.display)
             if ed.opaque is not None:
                 what, shown, where = ed.opaque
@@ -630,15 +636,38 @@ def _written_configs(script: ShellScript, tf: TextFile, sub: Submission, placed:
                                                 span))
                 else:
                     found = _at_run_time(root, ed, place)
-                    if found is None:
+                    if not isinstance(root, YMap):
+                        # an engine reads its config file as a mapping of settings (yaml.safe_load, then
+                        # each key): an empty file, a list or one value holds none cfglint can check
+                        what = _NOT_SETTINGS.get(type(root), "no mapping")
+                        root, unread = None, f"the script writes {what} there, not a mapping of settings"
+                    elif found is None:
                         root, unread = None, _run_time_value(ed.unknown[0][2], place.of_script(ed.unknown[0][3]))
                     else:
                         unknown = found
                         root = _moved(root, place)
                         _report(root, tf.display, sub)
                         _same_value_duplicates(sub, tf.display)
+        at = Span(tf.display, wf.line, 1, wf.line, 1)   # the body's first line (the destination word may be a $VAR's value)
+        at = placed.span(at) if placed is not None else at
         sub.configs.append(ConfigFile(path=path, display=tf.display, root=root, written_by=tf.display,
-                                      written_in=container, unread=unread, unknown=unknown))
+                                      written_in=container, unread=unread, unknown=unknown, written_at=at))
+
+
+def _overwritten(script: ShellScript, n: int, path: str) -> bool:
+    """Whether the heredoc ``script.files[n]`` (to ``path``) is written over by a later one on every
+    run before any command names the file: no engine reads what it wrote."""
+    wf = script.files[n]
+    for other in script.files[n + 1:]:
+        if other.path is None or os.path.normpath(other.path) != path:
+            continue
+        if other.append or not other.certain:
+            return False
+        for cmd in script.commands[wf.after:other.after]:
+            if any(w.static and (os.path.normpath(w.text) == path or w.text.endswith("=" + path)) for w in cmd.words[1:]):
+                return False
+        return True
+    return False
 
 
 def _container_configs(cmds: list[Command], tf: TextFile, sub: Submission) -> None:

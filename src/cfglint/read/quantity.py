@@ -5,7 +5,8 @@ The syntax is k8s.io/apimachinery's ``resource.Quantity`` (kubernetes/apimachine
 pkg/api/resource/quantity.go and suffix.go @ eed236ceee2c): a signed decimal number (``1``,
 ``1.5``, ``.5``, ``5.``) and one suffix, a decimal SI one (``n u m "" k M G T P E``), a binary SI one
 (``Ki Mi Gi Ti Pi Ei``) or a decimal exponent (``e3``, ``E-2``, ``e+9``): ``1000m`` is 1, ``1k`` 1000,
-``1e9`` 10^9, ``1Gi`` 2^30. A number the API server reads from JSON (YAML's ``4.5``) is read as its
+``1e9`` 10^9, ``1Gi`` 2^30; an exponent is read as a 64-bit integer and kept in 32 bits, as
+suffix.go ``interpret`` does (``1e4294967296`` is ``1e0``). A number the API server reads from JSON (YAML's ``4.5``) is read as its
 text. No quantity holds more than 2^63-1 in magnitude (a larger one is capped) and finer than a
 milli-unit is rounded up (``0.1m`` is ``1m``); :func:`parse_quantity` keeps the exact value and
 :func:`milli` rounds as the server does.
@@ -30,7 +31,8 @@ MAX_QUANTITY = (1 << 63) - 1      # the largest magnitude a Quantity holds (larg
 _NUMBER = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(.*)", re.S)
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_EXPONENT = re.compile(r"[eE]([+-]?[0-9]{1,6})")
+_EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)")
+INT64 = 1 << 63
 MAX_DIGITS = 400                   # digits read in the number (a longer one is capped or ~0 anyway)
 
 
@@ -69,9 +71,12 @@ def parse_quantity(value) -> Fraction | None:
         scale = Fraction(1 << _BINARY[suffix])
     else:
         e = _EXPONENT.fullmatch(suffix)
-        if e is None:
+        if e is None or len(e.group(1).lstrip("+-").lstrip("0")) > 19:
             return None
         exp = int(e.group(1))
+        if not -INT64 <= exp < INT64:
+            return None   # strconv.ParseInt(..., 64) refuses it
+        exp = (exp + (1 << 31)) % (1 << 32) - (1 << 31)   # suffix.go interpret: int32(parsed), wrapped
         if number and exp > 40:    # beyond 2^63 whatever the number's digits: capped
             return Fraction(-MAX_QUANTITY if sign == "-" else MAX_QUANTITY)
         scale = Fraction(10) ** max(exp, -40)

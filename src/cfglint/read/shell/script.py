@@ -175,6 +175,7 @@ class WrittenFile:
     after: int = 0      # how many commands the script ran before it: the ones after may edit the file
     append: bool = False  # written with >> (added to what the file holds)
     strip_tabs: bool = False  # written with <<-: bash removes each line's leading tabs (text keeps them)
+    certain: bool = True      # False: written on some runs only (in a branch, a loop, a function)
 
 
 @record

@@ -51,7 +51,7 @@ class Walker(Values):
                 self.functions[self.src(name)] = body
             return
         if t == "redirected_statement":
-            self.heredoc(node)
+            self.heredoc(node, certain)
         if t == "for_statement":
             values = node.children_by_field_name("value")
             body = node.child_by_field_name("body")
@@ -346,9 +346,10 @@ class Walker(Values):
             return Word(text, solid[0].text, solid[0].span, True)
         return Word(text, self.src(node), self.pos.span(node), static)
 
-    def heredoc(self, node) -> None:
-        """``cat <<EOF > f``, ``cat > f <<'EOF'``, ``tee f <<EOF``: the file ``f`` and its text;
-        any other output written to a file (``echo x >> f``) is kept as a :class:`Redirect`."""
+    def heredoc(self, node, certain: bool = True) -> None:
+        """``cat <<EOF > f``, ``cat > f <<'EOF'``, ``tee f <<EOF``: the file ``f`` and its text
+        (``certain``: False when it is written on some runs only); any other output written to a
+        file (``echo x >> f``) is kept as a :class:`Redirect`."""
         body_cmd = node.child_by_field_name("body")
         heredoc = dest = None
         op = ""
@@ -398,7 +399,7 @@ class Walker(Values):
         strip_tabs = any(c.type == "<<-" for c in heredoc.children)
         self.script.files.append(WrittenFile(target.text if target.static else None, text, line,
                                              target.span, static, len(self.script.commands), op == ">>",
-                                             strip_tabs))
+                                             strip_tabs, certain))
 
     def record_redirects(self, found: list) -> None:
         """Output redirected to files (operator, destination node, redirect node), as :class:`Redirect`."""
