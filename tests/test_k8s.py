@@ -99,7 +99,9 @@ def test_disaggregatedset_role_replicas_are_the_xpyd_shape(tmp_path):
     top = only(lint(sub), "TOP001")
     assert len(top) == 1 and "3 prefill instance(s)" in top[0][4] and "instances: 2" in top[0][4]
     full = [f for f in lint_paths([str(sub)]).findings if f.rule_id == "TOP001"]
-    assert [(s.line, s.col, text) for s, text in full[0].related][1:] == [(line, 19, "replicas: 3")]
+    # the manifest's count is where it is reported: the related location is the other side, the replicas
+    assert [(s.line, s.col, text) for s, text in full[0].related] == [(line, 19, "replicas: 3")]
+    assert f"(replicas: 3 at {full[0].related[0][0].path}:{line})" in top[0][4]
 
 
 # -- K8S001 --------------------------------------------------------------------------------

@@ -141,6 +141,7 @@ def _launch_gaps(ctx: Context) -> None:
             f"known launchers: {LAUNCHERS_HINT}"
         ctx.not_checked(f"every launch check for the command at line {loc.span.line}",
                         f"launcher '{loc.value}' not recognised ({why})", loc.span)
+    _role_gaps(ctx)
     for p in ctx.deployment.engine_processes():
         for setting in sorted(p.unknown):
             if setting in p.mistyped or setting in p.edited:
@@ -182,6 +183,33 @@ def _launch_gaps(ctx: Context) -> None:
             for why, keys in by_why.items():
                 names = ", ".join(".".join(str(k) for k in path) for path, _span in keys)
                 ctx.not_checked(f"settings {names} in {cfg.path} ({p.launcher})", why, keys[0][1])
+
+
+def _role_gaps(ctx: Context) -> None:
+    """A worker whose role (prefill, decode, aggregated server) nothing tells: TOP001 counts no
+    instance of it against the manifest's roles, DIS001 compares nothing of it. Noted where that
+    matters: the manifest declares roles, or a worker of the same engine is prefill or decode (an
+    SGLang worker with no --disaggregation-mode is aggregated, server_args.py default "null": its
+    role is known, only not named, and no note is owed for it)."""
+    procs = ctx.deployment.engine_processes()
+    declared = ctx.sub.has_manifest and bool(ctx.roles())
+    table = ((ctx.kb.engines.get("engines") or {}).get("dynamo") or {}).get("unflagged_worker_role") or {}
+    role_env = {n for facts in table.values() if isinstance(facts, dict) for n in facts.get("env") or ()}
+    for p in procs:
+        if p.role is not None:
+            continue
+        paired = any(q.role is not None and q.role.value in ("prefill", "decode") and q.engine == p.engine
+                     for q in procs)
+        if not declared and not (paired and p.engine != "sglang"):
+            continue
+        open_ = "disaggregation_mode" in p.unknown or bool(p.unresolved_args)
+        env = sorted(n for n in p.env if n in role_env)
+        why = ("its mode flag or its arguments are known only at run time" if open_ else
+               f"its role is set by the environment ({', '.join(env)}), which cfglint does not read for it" if env else
+               "none of its flags (--disaggregation-mode), its file's name, its engine config or serving.mode says "
+               "whether it is prefill, decode or an aggregated server")
+        ctx.not_checked(f"the instance and accelerator counts (TOP001) and KV transfer (DIS001) of the worker at "
+                        f"line {p.span.line} ({p.launcher})", why, p.span)
 
 
 def _shortened(text: str, limit: int = 80) -> str:

@@ -3,21 +3,116 @@ shapes the engine refuses."""
 
 from __future__ import annotations
 
-from ..model import Finding
+import ast
+import json
+import re
+
+from ..model import Finding, Located, Span
 from .base import Context, as_int, here, rule
+
+VLLM_KV = ("vllm-project/vllm vllm/config/kv_transfer.py @ v0.33.0 (KVTransferConfig.kv_connector, "
+           "kv_connector_extra_config; has_connector: a MultiConnector's connectors list)",
+           "vllm-project/vllm vllm/distributed/kv_transfer/kv_connector/factory.py @ v0.33.0 (one connector class "
+           "per kv_connector name: NixlConnector, LMCacheConnectorV1, MooncakeConnector, P2pNcclConnector, ...)",
+           "vllm-project/vllm vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py @ v0.33.0 "
+           "(MultiConnector: loads KV from the first child that has it, saves to every child)")
+
+
+def _kv_connectors(p) -> tuple[frozenset | None, Located | None, str]:
+    """The KV connectors a vLLM worker's --kv-transfer-config names (a MultiConnector: its
+    children's), the located value, and why they are not known (None for the set)."""
+    cfg = p.settings.get("kv_transfer_config")
+    if "kv_transfer_config" in p.unknown:
+        return None, cfg, "its --kv-transfer-config is known only at run time"
+    if cfg is None:
+        return frozenset(), None, ""
+    data = cfg.value
+    if isinstance(data, str):
+        for parse in (json.loads, ast.literal_eval):
+            try:
+                data = parse(data)
+                break
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                continue
+    if not isinstance(data, dict):
+        return None, cfg, f"its --kv-transfer-config {str(cfg.value)[:60]} is not a JSON object"
+    name = data.get("kv_connector")
+    if name is None:
+        return frozenset(), cfg, ""
+    if name != "MultiConnector":
+        return (frozenset([name]), cfg, "") if isinstance(name, str) else \
+            (None, cfg, "its kv_connector is not a name")
+    children = (data.get("kv_connector_extra_config") or {}).get("connectors") \
+        if isinstance(data.get("kv_connector_extra_config"), dict) else None
+    names = [c.get("kv_connector") for c in children if isinstance(c, dict)] if isinstance(children, list) else None
+    if not names or not all(isinstance(n, str) for n in names):
+        return None, cfg, "its MultiConnector lists no connectors (kv_connector_extra_config.connectors) by name"
+    return frozenset(names), cfg, ""
+
+
+def _at_connector(loc: Located) -> Span:
+    """The span of the kv_connector name inside a one-line --kv-transfer-config JSON word (the
+    whole value otherwise)."""
+    span, text = loc.span, str(loc.value)
+    m = re.search(r'kv_connector\W+(\w+)', text)
+    if m and span.line == span.end_line and (span.end_col - span.col) >= len(text):
+        col = span.col + (span.end_col - span.col - len(text)) // 2 + m.start(1)
+        return Span(span.path, span.line, col, span.line, col + len(m.group(1)))
+    return span
+
+
+def _vllm_connectors(ctx: Context):
+    """DIS001 for vLLM (vllm serve, python3 -m dynamo.vllm): the prefill and decode workers of one
+    deployment must share a KV connector (a MultiConnector counts as each of its children)."""
+    sides: dict[str, tuple] = {}
+    for p in ctx.deployment.engine_processes():
+        if p.engine != "vllm" or p.role is None or p.role.value not in ("prefill", "decode"):
+            continue
+        names, loc, why = _kv_connectors(p)
+        if p.role.value not in sides or (not sides[p.role.value][0] and names != frozenset()):
+            sides[p.role.value] = (names, loc, why, p)
+    if len(sides) < 2:
+        return
+    (pn, ploc, pwhy, pp), (dn, dloc, dwhy, dp) = sides["prefill"], sides["decode"]
+    check = "prefill/decode KV connector pairing (DIS001)"
+    if pn is None or dn is None:
+        side, why, loc, p = ("prefill", pwhy, ploc, pp) if pn is None else ("decode", dwhy, dloc, dp)
+        at = loc.span if loc else p.unresolved_at.get("kv_transfer_config", p.span)
+        ctx.not_checked(check, f"the {side} worker's KV connector is not known: {why}", at)
+        return
+    if not pn and not dn:
+        return
+    if not pn or not dn:
+        side, p = ("prefill", pp) if not pn else ("decode", dp)
+        ctx.not_checked(check, f"the {side} worker ({p.launcher}) sets no --kv-transfer-config kv_connector, so "
+                               f"which connector it runs (none, or one its launcher adds) is not compared with the "
+                               f"{'decode' if side == 'prefill' else 'prefill'} worker's", p.span)
+        return
+    if pn & dn:
+        return
+    pshow, dshow = " + ".join(sorted(pn)), " + ".join(sorted(dn))
+    yield Finding("DIS001", f"decode's KV connector {dshow} cannot receive the KV cache prefill sends with "
+                            f"{pshow} ({here(_at_connector(ploc))}): give both --kv-transfer-config the same "
+                            f"kv_connector", _at_connector(dloc),
+                  related=[(_at_connector(ploc), f"prefill kv_connector: {pshow}")])
 
 
 @rule("DIS001", "kv-transfer-mismatch", "error",
-      "Prefill and decode use different KV-cache transfer backends, or a TensorRT-LLM "
-      "disaggregated role has no cache_transceiver_config.",
+      "Prefill and decode use different KV-cache transfer backends (SGLang, TensorRT-LLM) or KV "
+      "connectors (vLLM), or a TensorRT-LLM disaggregated role has no cache_transceiver_config.",
       "In prefill/decode disaggregation the prefill worker sends each request's KV cache to a "
       "decode worker. Both sides must speak the same transfer backend (SGLang "
       "--disaggregation-transfer-backend mooncake / nixl, TensorRT-LLM "
-      "cache_transceiver_config.backend NIXL / UCX / MPI), and a TensorRT-LLM worker only opens "
-      "its KV-cache transceiver when cache_transceiver_config is set.",
+      "cache_transceiver_config.backend NIXL / UCX / MPI; vLLM and Dynamo's vLLM workers the "
+      "kv_connector of --kv-transfer-config, NixlConnector, LMCacheConnectorV1, MooncakeConnector, "
+      "..., each a connector class of its own; a MultiConnector runs each connector it lists, so "
+      "it pairs with a side that runs any one of them), and a TensorRT-LLM worker only opens its "
+      "KV-cache transceiver when cache_transceiver_config is set. Where one side's connector is not "
+      "known statically, or only one side names one, COV001 says the pairing was not checked.",
       ("sgl-project/sglang python/sglang/srt/server_args.py (disaggregation_transfer_backend)",
-       "NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (CacheTransceiverConfig)"))
+       "NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (CacheTransceiverConfig)", *VLLM_KV))
 def check_transfer(ctx: Context):
+    yield from _vllm_connectors(ctx)
     backends: dict[str, tuple] = {}
     for p in ctx.deployment.engine_processes():
         if p.role is None or p.role.value not in ("prefill", "decode"):

@@ -20,6 +20,8 @@ def _count(value: Located | None) -> int | None:
     sums and comparisons here would only repeat it."""
     n = as_int(value.value) if value is not None else None
     return n if n is not None and COUNT_RANGE[0] <= n <= COUNT_RANGE[1] else None
+# the places a TOP001 instance-count message spells out (every one stays a related location)
+MAX_SOURCES = 4
 RANGE = re.compile(r"^<(\d+)\.\.(\d+)>$")  # a published placeholder standing for every rank: <0..1>
 
 
@@ -183,10 +185,26 @@ def gpus_per_instance(p: Process) -> tuple[int, Located | None, str] | None:
 
 
 def launched_instances(ctx: Context, role: str) -> tuple[int, Located | None] | None:
+    got = instance_sources(ctx, role)
+    return None if got is None else got[:2]
+
+
+def _source(p: Process) -> tuple[Span, str]:
+    """Where one counted launch's instances come from, and what says so there."""
+    if p.repeat is None:
+        return p.span, f"{p.launcher} started once"
+    if p.pod is not None:
+        return p.repeat.span, f"replicas: {p.repeat.value}"
+    return p.repeat.span, f"a loop starts {p.launcher} {p.repeat.value} times"
+
+
+def instance_sources(ctx: Context, role: str) -> tuple[int, Located | None, list[tuple[Span, str]]] | None:
+    """(instances of ``role`` the launch starts, the server config value that says so or None,
+    where each counted launch is started or repeated); None when the launch does not say."""
     dep = ctx.deployment
     if role in dep.instances:
         loc = dep.instances[role]
-        return loc.value, loc
+        return loc.value, loc, [(loc.span, f"num_instances: {loc.value}")]
     procs = [p for p in dep.engine_processes() if p.role is not None and p.role.value == role]
     if not procs or any(p.synthetic or not p.certain or p.launcher.endswith("worker arguments") for p in procs):
         return None
@@ -194,13 +212,18 @@ def launched_instances(ctx: Context, role: str) -> tuple[int, Located | None] | 
     grouped = {id(m.proc) for g in groups for m in g.members}
     # each multi-node instance once, however many nodes (TOP003 checks their ranks); a Kubernetes
     # group (LeaderWorkerSet) runs as many instances as its replicas
-    count = sum(max((m.proc.repeat.value for m in g.members if m.proc.pod is not None and m.proc.repeat is not None),
-                    default=1) for g in groups)
+    count, sources = 0, []
+    for g in groups:
+        pods = [m.proc for m in g.members if m.proc.pod is not None and m.proc.repeat is not None]
+        lead = max(pods, key=lambda q: q.repeat.value) if pods else g.members[0].proc
+        count += lead.repeat.value if pods else 1
+        sources.append(_source(lead) if pods else (g.size_at.span, f"one instance over {g.size} nodes"))
     for p in procs:
         if id(p) in grouped or is_secondary(p):
             continue
         count += p.repeat.value if p.repeat is not None else 1
-    return count, None
+        sources.append(_source(p))
+    return count, None, sources
 
 
 @rule("TOP001", "accelerator-count-mismatch", "error",
@@ -251,20 +274,24 @@ def check_accelerators(ctx: Context):
                           f"{name} instance uses {n} accelerator{'s' if n != 1 else ''} ({how}) but the manifest declares "
                           f"accelerators_per_instance: {api_v} for role {name} ({here(api.span)}){hint}",
                           span, related=[(api.span, f"declared accelerators_per_instance: {api_v}")])
-        launched = launched_instances(ctx, name) if isinstance(name, str) else None
+        launched = instance_sources(ctx, name) if isinstance(name, str) else None
         if launched is not None and inst_v is not None and launched[0] != inst_v:
-            n, loc = launched
-            span = loc.span if loc else inst.span
-            where = f"num_instances: {n}" if loc else f"the launch starts {n}"
-            related = [(inst.span, f"declared instances: {inst_v}")]
-            # a Kubernetes workload's replicas (LeaderWorkerSet, DisaggregatedSet role, Deployment)
-            related += [(p.repeat.span, f"replicas: {p.repeat.value}") for p in ctx.deployment.engine_processes()
-                        if p.pod is not None and p.repeat is not None and p.role is not None
-                        and p.role.value == name][:1]
+            n, loc, sources = launched
+            if loc is not None:   # a server config's num_instances: reported there, naming the manifest
+                yield Finding("TOP001",
+                              f"num_instances: {n} {name} instance(s) but the manifest declares instances: {inst_v} "
+                              f"({here(inst.span)})",
+                              loc.span, related=[(inst.span, f"declared instances: {inst_v}")])
+                continue
+            # reported at the manifest's count, naming where the launch's count comes from (a
+            # Kubernetes workload's replicas, a loop, each launch started once)
+            shown = [f"{text} at {here(span)}" for span, text in sources[:MAX_SOURCES]]
+            if len(sources) > MAX_SOURCES:
+                shown.append(f"and {len(sources) - MAX_SOURCES} more")
             yield Finding("TOP001",
-                          f"{where} {name} instance(s) but the manifest declares instances: {inst_v} "
-                          f"({here(inst.span)})",
-                          span, related=related)
+                          f"the launch starts {n} {name} instance(s) ({'; '.join(shown)}) but the manifest declares "
+                          f"instances: {inst_v}; declare instances: {n}, or change the launch",
+                          inst.span, related=sources)
     for p in ctx.deployment.engine_processes():
         if p.role is not None and declared_names and p.role.value not in declared_names and not misspelled \
                 and p.role.value in ROLE_NAMES:

@@ -694,6 +694,43 @@ def _first_key_span(root: YNode | None, display: str) -> Span:
     return Span(display, 1, 1, 1, 1)
 
 
+def unflagged_roles(engines: dict, procs: list[Process]) -> None:
+    """The role of a worker its launch gives none (rules/engines.yaml ``unflagged_worker_role``):
+    a ``python3 -m dynamo.vllm`` with no mode flag is the decode side of a deployment that starts
+    a prefill worker of the same backend, else an aggregated server. A worker whose role could be
+    set by what is not known statically (its mode flag or environment variable given by a shell
+    value, arguments not known statically) keeps no role, and so does every unflagged worker
+    beside such a one (which side it is depends on that one): COV001 says so."""
+    table = (engines.get("dynamo") or {}).get("unflagged_worker_role") or {}
+    for table_name, facts in table.items():
+        if not isinstance(facts, dict):
+            continue
+        mine = [p for p in procs if p.kind == "engine" and not p.synthetic and table_name in p.tables]
+        env_names = set(facts.get("env") or ())
+        other = set(facts.get("other_kinds") or ())
+
+        def told(p: Process) -> bool:   # its role is set, or it is a worker of another kind
+            return p.role is not None or "disaggregation_mode" in p.settings or any(a.name in other for a in p.args)
+
+        def open_(p: Process) -> bool:   # its role may be set by a value not known statically
+            return not told(p) and ("disaggregation_mode" in p.unknown or bool(p.unresolved_args)
+                                    or any(n in env_names for n in p.env))
+
+        if any(open_(p) for p in mine):
+            continue
+        prefill = any(p.role is not None and p.role.value == "prefill" for p in mine)
+        role = facts.get("with_prefill") if prefill else facts.get("alone")
+        flag_role = facts.get("flag_role") or {}
+        for p in mine:
+            if told(p):
+                continue
+            flag = next((a for a in p.args if a.name in flag_role), None)
+            if flag is not None:
+                p.role = Located(flag_role[flag.name], flag.span)
+            elif isinstance(role, str):
+                p.role = Located(role, p.span)
+
+
 def server_config_instances(root: YNode | None) -> dict[str, Located]:
     """prefill / decode instance counts of a TensorRT-LLM disaggregated server config."""
     out: dict[str, Located] = {}
@@ -725,6 +762,7 @@ def extract(kb: Knowledge, manifest: dict, launches: list[tuple[str, Any, str | 
             continue
         for cmd in parsed.commands:
             dep.processes.extend(adapter.processes(cmd, role))
+    unflagged_roles(adapter.engines, dep.processes)
     dep.unrecognised = list(adapter.unrecognised)
     dep.graphs = list(adapter.graphs)
     dep.config_errors = list(adapter.config_errors)

@@ -63,7 +63,9 @@ def derive_roles(dep: Deployment, sub: Submission, kb: Knowledge, out: Derived) 
         else:
             total_known = False
         out.manifest["serving"]["roles"].append(role)
-    if names and total_known:
+    if any(p.role is None for p in procs):   # a worker of no role is in no role's sum
+        out.missing["accelerators_used"] = "a worker's role is not known, so its accelerators are in no role's sum"
+    elif names and total_known:
         out.manifest["accelerators_used"] = total
     else:
         out.missing["accelerators_used"] = "the instances or accelerators per instance of a role are not known"
