@@ -3,7 +3,8 @@
 A script often writes a template and fills it in place (AIBrix's TensorRT-LLM pods:
 ``cat > /tmp/ctx_config.yaml <<'EOF' ... free_gpu_memory_fraction: __GPU_MEM_FRACTION__ ...``
 then ``sed -i "s/__GPU_MEM_FRACTION__/${GPU_MEM_FRACTION}/" /tmp/ctx_config.yaml``). Nothing is
-run; a ``<<-`` heredoc's text is taken without each line's leading tabs, as bash writes it; the
+run; an unquoted heredoc's text is taken as the walker expands it (read.shell ``WrittenFile.expanded``),
+and a ``<<-`` heredoc's without each line's leading tabs, as bash writes it; the
 later commands that name the file are read as follows:
 
 - ``sed -i 's/PATTERN/REPLACEMENT/'`` (or ``g``; any delimiter; ``-e``, ``-E`` / ``-r`` allowed) whose
@@ -149,7 +150,9 @@ def edited(wf: WrittenFile, script: ShellScript, path: str, budget: list[int] | 
     that follow it; see the module. ``budget``: the characters the substitutions may still write,
     shared by the files of one lint unit (spent here)."""
     budget = budget if budget is not None else [MAX_WRITTEN]
-    out = _tabs_stripped(wf.text) if wf.strip_tabs else Edited(wf.text)
+    out = Edited(wf.text) if wf.expanded is None else Edited(wf.expanded, list(wf.origin or ()))
+    if wf.strip_tabs:
+        out = _tabs_stripped(wf.text, out)
     for other in script.files:
         if other.after > wf.after and other.path is not None and os.path.normpath(other.path) == path and other.append:
             out.opaque = ("appends a heredoc to it", f"cat >> {other.path}", other.span)
@@ -192,19 +195,18 @@ def edited(wf: WrittenFile, script: ShellScript, path: str, budget: list[int] | 
     return out
 
 
-def _tabs_stripped(body: str) -> Edited:
-    """``body`` as a ``<<-`` heredoc writes it: the leading tabs of every line removed (bash
-    manual, Here Documents), each kept character with its offset in the body."""
-    text: list[str] = []
-    origin: list[int] = []
+def _tabs_stripped(body: str, ed: Edited) -> Edited:
+    """``ed`` (the text of the heredoc ``body``, expanded or not) as a ``<<-`` heredoc writes it:
+    the leading tabs of every line of the body removed (bash manual, Here Documents: before any
+    expansion, so a value put in keeps its tabs), each kept character with its offset in the body."""
+    tabs: set[int] = set()
     pos = 0
     for line in body.split("\n"):
-        kept = line.lstrip("\t")
-        start = pos + len(line) - len(kept)
-        text.append(kept)
-        origin += range(start, pos + len(line) + 1)   # with the newline after it
+        tabs.update(range(pos, pos + len(line) - len(line.lstrip("\t"))))
         pos += len(line) + 1
-    return Edited("\n".join(text), origin[:-1])   # no newline after the last line
+    origin = ed.origin if ed.origin is not None else range(len(ed.text))
+    kept = [k for k, o in enumerate(origin) if o not in tabs or ed.text[k] != "\t"]
+    return Edited("".join(ed.text[k] for k in kept), [origin[k] for k in kept])
 
 
 def _apply(out: Edited, sub: Substitution, cmd: Command, budget: list[int]) -> bool | None:

@@ -620,8 +620,15 @@ def _written_configs(script: ShellScript, tf: TextFile, sub: Submission, placed:
         path = os.path.normpath(wf.path)
         if _overwritten(script, n, path):
             continue
-        unread, unknown = None if wf.static else EXPANDS, []
-        if wf.static:
+        unread, unknown = None, []
+        if not wf.static:
+            unread = EXPANDS
+            if wf.dynamic is not None:
+                shown, where = wf.dynamic
+                shown = shown if len(shown) <= 60 else shown[:60].rstrip() + " ..."
+                line = _Placer("", None, wf.text, wf.line, placed, tf.display).of_script(where).line
+                unread = f"{EXPANDS} (line {line}: {shown})"
+        else:
             ed = edited(wf, script, path, sub.edit_budget)
             place = _Placer(ed.text, ed.origin, wf.text, wf.line, placed, tf.display)
             if ed.opaque is not None:

@@ -19,7 +19,9 @@ and run as ``$CMD`` (split on whitespace as bash does) or ``eval "$CMD"`` (re-pa
 respected); functions called later (the body runs at each call, ``"$@"`` / ``$1`` bound to the
 call's words); ``for x in 1 2 3; do ... done`` with a literal list (each command inside runs
 once per item); and files written by a heredoc (``cat <<EOF > extra.yaml``, ``tee f <<EOF``),
-kept in :attr:`ShellScript.files` with the body's position in the script.
+kept in :attr:`ShellScript.files` with the body's position in the script (an unquoted
+delimiter's body expanded as bash does, with the values assigned before it: a value put in keeps
+the place of its ``$VAR`` in the body).
 
 A word that comes from a variable keeps the span where its text is written (the literal in the
 assignment), so findings point at it. Anything else (``$(...)``, ``$1`` at top level, a variable

@@ -163,9 +163,12 @@ class Command:
 @record
 class WrittenFile:
     """A file the script writes from a heredoc: ``path`` as the script names it (static text,
-    or None when the path is not known statically), the body's text and the (1-based) line
-    where it starts in the script; ``static`` is False when an unquoted heredoc expands
-    something not known statically (``$VAR``, ``$(...)``) inside the body."""
+    or None when the path is not known statically), the body's text as written and the (1-based)
+    line where it starts in the script; ``static`` is False when an unquoted heredoc expands
+    something not known statically (``$(...)``, a ``$VAR`` the script does not set) inside the body
+    (``dynamic``: the first such, as written, and where). An unquoted body with expansions known
+    statically is also kept as bash writes it (``expanded``), each of its characters with its offset
+    in ``text`` (``origin``: a value put in stands on the ``$VAR`` it replaces)."""
 
     path: str | None
     text: str
@@ -176,6 +179,9 @@ class WrittenFile:
     append: bool = False  # written with >> (added to what the file holds)
     strip_tabs: bool = False  # written with <<-: bash removes each line's leading tabs (text keeps them)
     certain: bool = True      # False: written on some runs only (in a branch, a loop, a function)
+    expanded: str | None = None       # the body once expanded (None: written as it is, a quoted delimiter)
+    origin: list[int] | None = None   # offset in ``text`` of each character of ``expanded``
+    dynamic: tuple[str, Span] | None = None   # the first expansion known only at run time, and where
 
 
 @record

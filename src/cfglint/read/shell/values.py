@@ -24,6 +24,7 @@ class Frame(dict):
         self.options = options
 
 _ESCAPED = re.compile(r"\\(.)", re.S)
+_BODY_SPECIAL = re.compile(r"[\\$`]")   # what an unquoted heredoc's text treats specially (values.body_value)
 # a value that is a script argument ($2, ${1}): what an argument-parsing loop (while [[ $# -gt 0 ]];
 # case $1 in --model-path) MODEL="$2" ...) sets when the script is called with that option
 _POSITIONAL = re.compile(r"\$(?:\d|\{\d+\})")
@@ -330,6 +331,80 @@ class Values:
                 return [_Piece(w.text, w.span)]
         return self.unknown(node)
 
+    # -- heredoc bodies ----------------------------------------------------------------
+    def body_value(self, body, prefix: str = "") -> tuple[str, list[int], None] | tuple[None, None, tuple[str, Span]]:
+        """The text an unquoted heredoc's ``body`` node writes, as bash expands it: ``$X``,
+        ``${X}``, ``${X:-d}`` of a value known statically put in, ``\\$``, ``\\```, ``\\\\`` and
+        ``\\<newline>`` unescaped, any other character as written; ``prefix`` (the first line's
+        indentation, which the parser leaves out of the node) first. Returns (the text, the offset in
+        ``prefix`` + the body of each of its characters, None): a value put in stands on the
+        expansion it replaces (its first character on the ``$``, its last on the expansion's last).
+        For the first expansion known only at run time (``$(...)``, a backquote, a name the script
+        does not set before the heredoc and no default): (None, None, (it as written, its span))."""
+        out: list[str] = []
+        origin: list[int] = list(range(len(prefix)))
+        out.append(prefix)
+        base = body.start_byte
+
+        done = [base, len(prefix)]   # (byte, its character offset): children come in order
+
+        def at(byte: int) -> int:
+            if byte != done[0]:
+                done[:] = [byte, done[1] + len(self.data[done[0]:byte].decode("utf-8", "replace"))]
+            return done[1]
+
+        def literal(a: int, b: int):
+            seg, o = self.data[a:b].decode("utf-8", "replace"), at(a)
+            last = 0   # characters of seg before it are written out
+            for m in _BODY_SPECIAL.finditer(seg):
+                i = m.start()
+                if i < last:
+                    continue   # the character a backslash before it escapes
+                out.append(seg[last:i])
+                origin.extend(range(o + last, o + i))
+                ch, nxt = seg[i], seg[i + 1:i + 2]
+                if ch == "\\":
+                    if nxt and nxt in "$`\\\n":
+                        if nxt != "\n":   # a backslash-newline joins the lines
+                            out.append(nxt)
+                            origin.append(o + i + 1)
+                        last = i + 2
+                        continue
+                elif ch == "`" or (nxt and (nxt.isalnum() or nxt in "_{(@*#?!$-")):
+                    start = a + len(seg[:i].encode("utf-8"))
+                    end = self.data.find(b"`", start + 1) + 1 if ch == "`" else start + 2
+                    end = end if end > start else start + 1
+                    return self.data[start:end].decode("utf-8", "replace"), self.pos.span(_Spot(body, self.data, start, end))
+                out.append(ch)
+                origin.append(o + i)
+                last = i + 1
+            out.append(seg[last:])
+            origin.extend(range(o + last, o + len(seg)))
+            return None
+
+        prev = base
+        for child in body.children:
+            if child.type == "heredoc_content":
+                continue
+            dynamic = literal(prev, child.start_byte)
+            if dynamic is not None:
+                return None, None, dynamic
+            prev = child.end_byte
+            pieces = self.pieces(child) if child.type in ("simple_expansion", "expansion") else self.unknown(child)
+            value = "".join(p.text for p in pieces)
+            o1, o2 = at(child.start_byte), at(child.end_byte)
+            if not all(p.static for p in pieces) or not self.spend(len(value) - (o2 - o1)):
+                return None, None, (self.src(child), self.pos.span(child))
+            out.append(value)
+            where = [min(o1 + k, o2 - 1) for k in range(len(value))]
+            if len(where) > 1:
+                where[-1] = o2 - 1
+            origin += where
+        dynamic = literal(prev, body.end_byte)
+        if dynamic is not None:
+            return None, None, dynamic
+        return "".join(out), origin, None
+
     # -- words -------------------------------------------------------------------------
     def word(self, node) -> Word:
         """One word; when its whole text comes from one place elsewhere (a variable's literal,
@@ -482,3 +557,20 @@ def _conditional(pieces: list[_Piece], starts: list[int], a: int, b: int) -> boo
         if p.conditional and s < b and s + len(p.text) > a:
             return True
     return False
+
+
+class _Spot:
+    """Bytes ``[a, b)`` of the text a heredoc ``body`` node is in, as a node for the positions
+    (its byte offsets and its (row, byte column) points)."""
+
+    def __init__(self, body, data: bytes, a: int, b: int):
+        self.start_byte, self.end_byte = a, b
+        self.start_point, self.end_point = _point(body, data, a), _point(body, data, b)
+
+
+def _point(body, data: bytes, byte: int) -> tuple[int, int]:
+    row, col = body.start_point
+    newline = data.rfind(b"\n", body.start_byte, byte)
+    if newline < 0:
+        return row, col + byte - body.start_byte
+    return row + data.count(b"\n", body.start_byte, byte), byte - newline - 1

@@ -389,17 +389,22 @@ class Walker(Values):
         text = self.src(body)
         line_start = self.data.rfind(b"\n", 0, body.start_byte) + 1
         indent = self.data[line_start:body.start_byte]
+        prefix = ""
         if indent and not indent.strip(b" \t"):
             # the parser starts the body at its first line's first word: that line's indentation is
             # the body's too
-            text = indent.decode("utf-8", "replace") + text
-        static = quoted or not re.search(r"[$`]", text)
+            prefix = indent.decode("utf-8", "replace")
+            text = prefix + text
+        # an unquoted delimiter: the body's $X / ${X:-d} expanded with the values assigned so far
+        expanded, origin, dynamic = (None, None, None) if quoted or not re.search(r"[$`\\]", text) else \
+            self.body_value(body, prefix)
         target = self.word(dest)
         line = self.pos.span(body).line
         strip_tabs = any(c.type == "<<-" for c in heredoc.children)
         self.script.files.append(WrittenFile(target.text if target.static else None, text, line,
-                                             target.span, static, len(self.script.commands), op == ">>",
-                                             strip_tabs, certain))
+                                             target.span, dynamic is None, len(self.script.commands), op == ">>",
+                                             strip_tabs, certain=certain, expanded=expanded, origin=origin,
+                                             dynamic=dynamic))
 
     def record_redirects(self, found: list) -> None:
         """Output redirected to files (operator, destination node, redirect node), as :class:`Redirect`."""
