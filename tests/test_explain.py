@@ -127,11 +127,16 @@ def test_a_flag_the_command_line_overrides_says_so_and_a_written_config_is_named
     vl = "recipes/vllm-gpt-oss-120b-b200-tp1-config"
     d = copy_submission(vl, tmp_path)
     replace_once(d / "launch_server.sh", "vllm serve openai/gpt-oss-120b \\\n  --config ${YAML_CONFIG}",
-                 "cat > written.yaml <<'EOF'\nmax-num-seqs: 64\nEOF\nvllm serve openai/gpt-oss-120b \\\n  --config written.yaml")
+                 "cat > written.yaml <<'EOF'\nmax-num-seqs: 64\nenforce-eager: true\nEOF\n"
+                 "vllm serve openai/gpt-oss-120b \\\n  --config written.yaml")
     (unit,) = _explain(tmp_path, vl)["submissions"]
     seqs = _flag(unit["processes"][0], "--max-num-seqs")
     assert (seqs["value"], seqs["source"], seqs["detail"], seqs["at"]["path"]) == \
         (64, "yaml", "written.yaml", f"{vl}/launch_server.sh")
+    assert _flag(unit["processes"][0], "--enforce-eager")["value"] is True
+    # a YAML true is shown as true (a command-line flag without a value shows none)
+    shown = subprocess.run([CFGLINT, "explain", vl], cwd=tmp_path, capture_output=True, text=True).stdout
+    assert [line.split()[:2] for line in shown.splitlines() if "--enforce-eager" in line] == [["--enforce-eager", "true"]]
 
 
 def test_release_engine_defaults_and_memory_budget():

@@ -62,6 +62,32 @@ def test_diff_prints_the_change_writes_nothing_and_exits_1(tmp_path):
         {p.relative_to(fresh): t for p, t in _texts(fresh).items()}
 
 
+def test_diff_ends_at_the_files_end_and_patch_applies_it_without_fuzz(tmp_path):
+    # the diff split the text on newlines, so a file ending with one got an empty line past its end
+    # ("@@ -1,5 +1,5 @@" on a 4-line file; patch: "succeeded at 1 with fuzz 1")
+    for name, strip in (("newline", False), ("no-newline", True)):
+        d = _hw001(tmp_path / name / "s")
+        run = d / "run.sh"
+        if strip:
+            run.write_bytes(run.read_bytes().rstrip(b"\n"))
+        text = run.read_text(encoding="utf-8")
+        proc = _run(tmp_path / name / "s", HW, "--diff", "--unsafe-fixes")
+        assert proc.returncode == 1, proc.stderr
+        lines = proc.stdout.splitlines()
+        hunks = [h for h in lines if h.startswith("@@")]
+        assert all(int(h.split()[1].split(",")[1]) <= len(text.splitlines()) for h in hunks), hunks
+        assert ("\\ No newline at end of file" in lines) is strip
+        fresh = _hw001(tmp_path / name / "p")
+        if strip:
+            (fresh / "run.sh").write_bytes((fresh / "run.sh").read_bytes().rstrip(b"\n"))
+        patch = subprocess.run(["patch", "-p0", "-F0"], input=proc.stdout, cwd=tmp_path / name / "p",
+                               capture_output=True, text=True)
+        assert patch.returncode == 0 and "fuzz" not in patch.stdout, patch.stdout + patch.stderr
+        fixed = _run(tmp_path / name / "s", HW, "--fix", "--unsafe-fixes")
+        assert "fixed 1 finding" in fixed.stderr + fixed.stdout, fixed.stderr
+        assert (fresh / "run.sh").read_bytes() == run.read_bytes(), name   # the diff is what --fix writes
+
+
 def test_diff_of_a_clean_submission_is_empty_and_exits_0(tmp_path):
     d = copy_submission(HW, tmp_path)
     proc = _run(tmp_path, HW, "--diff")

@@ -41,3 +41,13 @@ def test_a_flag_whose_choices_never_change_has_one_line_and_an_unknown_flag_exit
     assert out.exit_code == 0 and "choices by release" not in out.stdout and "aliases -tp" in out.stdout
     missing = _flags("vllm", "--has", "--tensor-paralel-size")
     assert missing.exit_code == 1 and "has --tensor-paralel-size" in missing.stdout
+
+
+def test_choices_checked_against_a_parser_registry_are_said_in_words():
+    # vLLM's --tool-call-parser choices are "dynamic" from 0.6.6.post1 (names of the parser registry,
+    # checked after parsing): the word was printed letter by letter ("d, y, n, a, m, i, c")
+    out = _flags("vllm", "--has", "--tool-call-parser").stdout
+    assert "d, y, n" not in out and "the names of its parser registry" in out
+    assert "0.6.2: mistral, hermes" in out        # the one release whose parser took a fixed list
+    out = _flags("vllm", "--has", "--reasoning-parser").stdout
+    assert "choices the names of its parser registry" in out and "d, y, n" not in out

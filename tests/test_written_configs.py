@@ -93,6 +93,17 @@ def test_a_filled_in_value_out_of_range_is_reported_at_the_placeholder(tmp_path)
     assert "free_gpu_memory_fraction: 1.5 is greater than the maximum of 1" in sch[0][4]
 
 
+def test_a_filled_in_value_of_one_character_is_reported_where_the_placeholder_starts(tmp_path):
+    # "2" replaces the 20-character __GPU_MEM_FRACTION__: it was placed on the placeholder's last
+    # character (column + 19)
+    old = '                    - name: GPU_MEM_FRACTION\n                      value: "0.90"\n' \
+          '                  command: ["bash", "-c"]'
+    path, text = _copy(tmp_path, old, old.replace('"0.90"', '"2"'))
+    sch = only(lint(path), "SCH001")
+    assert [(f[2], f[3]) for f in sch] == [position(text, "__GPU_MEM_FRACTION__")]
+    assert "free_gpu_memory_fraction: 2 is greater than the maximum of 1" in sch[0][4]
+
+
 def test_a_config_path_two_containers_write_is_each_containers_own(tmp_path):
     # the decode container writes the prefill container's path: each launch reads the file its own script writes
     path, text = _copy(tmp_path)

@@ -461,14 +461,19 @@ def diff(fix_plan: FixPlan, hide: Callable[[str], str] = lambda s: s) -> str:
 
     out: list[str] = []
     for change in fix_plan.changes:
-        old = change.tf.text.split("\n")
-        new = _decoded(change).split("\n")
+        # lines with their ends, as diff(1) reads them: no line past the last newline, and a last
+        # line without one marked as patch(1) expects
+        old = change.tf.text.splitlines(keepends=True)
+        new = _decoded(change).splitlines(keepends=True)
         shown = neutralize(change.display)
-        for line in difflib.unified_diff(old, new, shown, shown, lineterm="", n=3):
+        for line in difflib.unified_diff(old, new, shown, shown, n=3):
             if line.startswith(("---", "+++", "@@")):
-                out.append(line)
-            else:
-                out.append(neutralize(line[0] + hide(line[1:])))
+                out.append(line.rstrip("\n"))
+                continue
+            body = line[1:]
+            out.append(neutralize(line[0] + hide(body.removesuffix("\n"))))
+            if not body.endswith("\n"):
+                out.append("\\ No newline at end of file")
     return "".join(line + "\n" for line in out)
 
 

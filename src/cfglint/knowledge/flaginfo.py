@@ -37,15 +37,30 @@ def flag_info(kb, engine: str, option: str) -> list[dict]:
             r_reg = kb.registry(launcher, r)
             r_flag = r_reg.find(spelled) if r_reg is not None else None
             r_entry = (r_reg.flags.get(r_flag) if r_flag else None) or {}
-            by_choices.setdefault(tuple(r_entry.get("choices") or ()), []).append(r)
+            by_choices.setdefault(_choices_key(r_entry.get("choices")), []).append(r)
         out.append({"launcher": launcher, "flag": primary or spelled, "abbreviation": abbreviation,
                     "releases": versions.ranges(held, data.releases), "count": len(held),
                     "type": entry.get("type"), "choices": entry.get("choices"), "default": entry.get("default"),
                     "deprecated": entry.get("deprecated"),
                     "aliases": [a for a in entry.get("aliases") or [] if a != spelled],
-                    "choices_by_release": [{"releases": versions.ranges(rs, data.releases), "choices": list(c)}
+                    "choices_by_release": [{"releases": versions.ranges(rs, data.releases),
+                                            "choices": c if isinstance(c, str) else list(c)}
                                            for c, rs in by_choices.items() if c] if len(by_choices) > 1 else []})
     return out
+
+
+def _choices_key(choices) -> tuple | str:
+    """A release's choices as a key: a tuple of the values, or the word "dynamic" (a parser
+    registry's names, checked after parsing: knowledge/build/engines/vllm.py)."""
+    if isinstance(choices, str):
+        return choices
+    return tuple(choices or ())
+
+
+def _shown_choices(choices) -> str:
+    if choices == "dynamic":
+        return "the names of its parser registry (checked after parsing; plugins may add some)"
+    return ", ".join(map(str, choices)) if isinstance(choices, (list, tuple)) else str(choices)
 
 
 def describe(kb, engine: str, option: str) -> str:
@@ -60,9 +75,9 @@ def describe(kb, engine: str, option: str) -> str:
         head = f"{f['launcher']} {f['flag'] if not f['abbreviation'] else option}{how}: {f['releases']} " \
                f"({f['count']} of {len(data.releases)} releases read)"
         facts = [f"type {f['type']}" if f["type"] else None,
-                 f"choices {', '.join(map(str, f['choices']))}" if f["choices"] and not f["choices_by_release"]
+                 f"choices {_shown_choices(f['choices'])}" if f["choices"] and not f["choices_by_release"]
                  else None,
-                 "choices by release:" + "".join(f"\n    {g['releases']}: {', '.join(map(str, g['choices']))}"
+                 "choices by release:" + "".join(f"\n    {g['releases']}: {_shown_choices(g['choices'])}"
                                                  for g in f["choices_by_release"]) if f["choices_by_release"] else None,
                  f"default {f['default']}" if f["default"] not in (None, "") else None,
                  f"aliases {', '.join(f['aliases'])}" if f["aliases"] else None,

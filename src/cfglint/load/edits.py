@@ -246,11 +246,12 @@ def _apply(out: Edited, sub: Substitution, cmd: Command, budget: list[int]) -> b
             else:
                 rep = sub.replacement.replace("&", line[a:b])
                 # the characters put in stand on the text they replace: the first on its first, the
-                # last on its last (a span of the new value covers exactly the old one)
+                # last on its last (a span of the new value covers exactly the old one); a value of
+                # one character stands on the first, where the replaced text starts
                 if o2 > o1:
                     k = min(len(rep), o2 - o1)
                     rep_where = list(range(o1, o1 + k)) + [o2 - 1] * (len(rep) - k)
-                    if rep_where:
+                    if len(rep_where) > 1:
                         rep_where[-1] = o2 - 1
                 else:
                     rep_where = [o1] * len(rep)

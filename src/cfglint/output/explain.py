@@ -324,8 +324,9 @@ def as_text(doc: dict) -> str:
                 out.append("    flags:")
                 width = max(len(f["flag"]) for f in p["flags"])
                 for f in p["flags"]:
-                    value = "" if f["value"] is True else "(run time)" if f["source"] == "unknown" else \
-                        "null" if f["value"] is None else str(f["value"])
+                    yaml_bool = f["source"] == "yaml" and isinstance(f["value"], bool)
+                    value = str(f["value"]).lower() if yaml_bool else "" if f["value"] is True else \
+                        "(run time)" if f["source"] == "unknown" else "null" if f["value"] is None else str(f["value"])
                     source = f["source"] + (f" {f['detail']}" if f["detail"] and f["source"] != "literal" else "")
                     over = f.get("overridden_by")
                     beaten = f"  overridden by {over['flag']} ({_where(over['at'])})" if over else ""
