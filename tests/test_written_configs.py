@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from support import copy_submission, lint, only, position, shared
 
 from cfglint.deploy.extract import extract
@@ -84,24 +86,16 @@ def test_a_replacement_known_only_at_run_time_is_a_note_naming_the_edit(tmp_path
     assert procs[1].settings["mem_fraction"].value == 0.9
 
 
-def test_a_filled_in_value_out_of_range_is_reported_at_the_placeholder(tmp_path):
-    old = '                    - name: GPU_MEM_FRACTION\n                      value: "0.90"\n' \
-          '                  command: ["bash", "-c"]'
-    path, text = _copy(tmp_path, old, old.replace('"0.90"', '"1.5"'))
-    sch = only(lint(path), "SCH001")
-    assert [(f[2], f[3]) for f in sch] == [position(text, "__GPU_MEM_FRACTION__")]
-    assert "free_gpu_memory_fraction: 1.5 is greater than the maximum of 1" in sch[0][4]
-
-
-def test_a_filled_in_value_of_one_character_is_reported_where_the_placeholder_starts(tmp_path):
-    # "2" replaces the 20-character __GPU_MEM_FRACTION__: it was placed on the placeholder's last
+@pytest.mark.parametrize("value", ["1.5", "2"])
+def test_a_filled_in_value_out_of_range_is_reported_at_the_placeholder(tmp_path, value):
+    # "2", one character for the 20 of __GPU_MEM_FRACTION__, was placed on the placeholder's last
     # character (column + 19)
     old = '                    - name: GPU_MEM_FRACTION\n                      value: "0.90"\n' \
           '                  command: ["bash", "-c"]'
-    path, text = _copy(tmp_path, old, old.replace('"0.90"', '"2"'))
+    path, text = _copy(tmp_path, old, old.replace('"0.90"', f'"{value}"'))
     sch = only(lint(path), "SCH001")
     assert [(f[2], f[3]) for f in sch] == [position(text, "__GPU_MEM_FRACTION__")]
-    assert "free_gpu_memory_fraction: 2 is greater than the maximum of 1" in sch[0][4]
+    assert f"free_gpu_memory_fraction: {value} is greater than the maximum of 1" in sch[0][4]
 
 
 def test_a_config_path_two_containers_write_is_each_containers_own(tmp_path):
