@@ -155,12 +155,16 @@ def test_vllm_refuses_a_batch_budget_below_the_sequence_count(tmp_path):
     assert not _of(_at(VLLM, tmp_path, "0.19.1", edits=fine), "FLG005")
 
 
-@pytest.mark.parametrize("release,refused", [("0.28.0", True), ("0.30.0", True), ("0.6.6.post1", True)])
+@pytest.mark.parametrize("release,refused", [("0.28.0", True), ("0.30.0", True), ("0.6.6.post1", True), ("0.6.2", False)])
 def test_vllm_refuses_auto_tool_choice_without_a_parser_at_every_release_that_checks_it(tmp_path, release, refused):
-    # the check moved between files (entrypoints/openai, launchers, common cli_args): every release has it
+    # the check moved between files (entrypoints/openai, launchers, common cli_args): every release has it.
+    # PRS004 says the mistake with the parser to add and stands for the release's check (Rule.supersedes):
+    # it is an error only where that check (FLG005) refuses the launch, a warning otherwise
     edits = (("run.sh", "   --tool-call-parser deepseek_v32 \\\n", ""),)
-    got = _of(_at(VLLM, tmp_path, release, edits=edits), "FLG005", "enable_auto_tool_choice")
-    assert bool(got) == refused
+    found = _at(VLLM, tmp_path, release, edits=edits)
+    assert _of(found, "FLG005", "enable_auto_tool_choice") == []
+    (prs,) = _of(found, "PRS004", "--enable-auto-tool-choice")
+    assert (prs.level == "error") == refused
 
 
 def test_a_build_of_the_vllm_image_under_a_longer_name_keeps_the_release_its_tag_names(tmp_path):
