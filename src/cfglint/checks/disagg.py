@@ -3,12 +3,9 @@ shapes the engine refuses."""
 
 from __future__ import annotations
 
-import ast
-import json
-import re
-
 from ..model import Finding, Located, Span
 from .base import Context, as_int, here, rule
+from .jsonflags import key_span, parsed
 
 VLLM_KV = ("vllm-project/vllm vllm/config/kv_transfer.py @ v0.33.0 (KVTransferConfig.kv_connector, "
            "kv_connector_extra_config; has_connector: a MultiConnector's connectors list)",
@@ -26,14 +23,7 @@ def _kv_connectors(p) -> tuple[frozenset | None, Located | None, str]:
         return None, cfg, "its --kv-transfer-config is known only at run time"
     if cfg is None:
         return frozenset(), None, ""
-    data = cfg.value
-    if isinstance(data, str):
-        for parse in (json.loads, ast.literal_eval):
-            try:
-                data = parse(data)
-                break
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                continue
+    data = parsed(cfg.value) if isinstance(cfg.value, str) else cfg.value
     if not isinstance(data, dict):
         return None, cfg, f"its --kv-transfer-config {str(cfg.value)[:60]} is not a JSON object"
     name = data.get("kv_connector")
@@ -53,12 +43,7 @@ def _kv_connectors(p) -> tuple[frozenset | None, Located | None, str]:
 def _at_connector(loc: Located) -> Span:
     """The span of the kv_connector name inside a one-line --kv-transfer-config JSON word (the
     whole value otherwise)."""
-    span, text = loc.span, str(loc.value)
-    m = re.search(r'kv_connector\W+(\w+)', text)
-    if m and span.line == span.end_line and (span.end_col - span.col) >= len(text):
-        col = span.col + (span.end_col - span.col - len(text)) // 2 + m.start(1)
-        return Span(span.path, span.line, col, span.line, col + len(m.group(1)))
-    return span
+    return key_span(loc, "kv_connector")
 
 
 def _vllm_connectors(ctx: Context):

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import ast
-import json
-
 from ..deploy.defaults import Default, draft_slots, engine_version, resolve, version_gate
 from ..model import Finding
 from .base import Context, as_int, here, rule
+from .jsonflags import parsed
 from .speculative import draft_length
 
 
@@ -164,14 +162,7 @@ def _spec_v2(ctx: Context, p):
 def _spec_method(p) -> tuple[str | None, bool]:
     """vLLM --speculative-config method (lower case) and parallel_drafting, as far as given."""
     cfg = p.settings.get("spec_config")
-    data = None
-    if cfg is not None and isinstance(cfg.value, str):
-        for parse in (json.loads, ast.literal_eval):
-            try:
-                data = parse(cfg.value)
-                break
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                continue
+    data = parsed(cfg.value) if cfg is not None and isinstance(cfg.value, str) else None
     if not isinstance(data, dict):
         return None, False
     method = data.get("method")

@@ -44,6 +44,15 @@ def _lookup(regs: list[FlagRegistry], option: str) -> tuple[FlagRegistry, str] |
     return None
 
 
+def _setting_of(regs: list[FlagRegistry], arg: Arg) -> str | None:
+    """The flag ``arg`` sets, by its primary name (vLLM ``--json-flag.key``: that one key of the
+    JSON argument, which vLLM merges), or None when no registry knows it."""
+    found = _lookup(regs, arg.name)
+    if found is None:
+        return None
+    return found[1] + (arg.name[arg.name.index("."):] if "." in arg.name else "")
+
+
 def overridden(ctx: Context, p: Process) -> dict[int, Arg]:
     """The flags of ``p`` that another one setting the same flag overrides, as ``id(arg)`` -> the
     arg whose value the engine takes: the command line wins over its --config YAML, and the last
@@ -54,9 +63,8 @@ def overridden(ctx: Context, p: Process) -> dict[int, Arg]:
         return {}
     by_flag: dict[str, list[Arg]] = {}
     for arg in p.args:
-        found = _lookup(regs, arg.name)
-        if found is not None:
-            primary = found[1] + (arg.name[arg.name.index("."):] if "." in arg.name else "")
+        primary = _setting_of(regs, arg)
+        if primary is not None:
             by_flag.setdefault(primary, []).append(arg)
     out: dict[int, Arg] = {}
     for args in by_flag.values():
@@ -528,12 +536,9 @@ def check_conflicts(ctx: Context):
             continue
         seen: dict[str, Arg] = {}
         for arg in p.args:
-            found = _lookup(regs, arg.name)
-            if found is None or arg.value is None:
+            primary = _setting_of(regs, arg) if arg.value is not None else None
+            if primary is None:
                 continue
-            primary = found[1]
-            if "." in arg.name:  # vLLM --json-flag.key value: one key of a JSON argument, merged by vLLM
-                primary = primary + arg.name[arg.name.index("."):]
             first = seen.get(primary)
             if first is None:
                 seen[primary] = arg

@@ -3,13 +3,10 @@ manifest's speculative_decoding.draft_tokens."""
 
 from __future__ import annotations
 
-import ast
-import json
-import re
-
 from ..deploy.extract import Process
-from ..model import Finding, Located, Span
+from ..model import Finding, Located
 from .base import Context, as_int, here, rule
+from .jsonflags import key_span, parsed
 
 
 def draft_length(p: Process) -> tuple[Located, str, list[Finding]] | None:
@@ -63,22 +60,11 @@ def draft_length(p: Process) -> tuple[Located, str, list[Finding]] | None:
         cfg = s.get("spec_config")
         if cfg is None or not isinstance(cfg.value, str):
             return None
-        try:
-            data = json.loads(cfg.value)
-        except (ValueError, RecursionError):
-            try:
-                data = ast.literal_eval(cfg.value)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                return None
+        data = parsed(cfg.value)
         n = data.get("num_speculative_tokens") if isinstance(data, dict) else None
         if as_int(n) is None:
             return None
-        span = cfg.span
-        m = re.search(r"num_speculative_tokens\W+(\d+)", cfg.value)
-        if m and span.line == span.end_line and (span.end_col - span.col) >= len(cfg.value):
-            quote = (span.end_col - span.col - len(cfg.value)) // 2  # the word's opening quote, if any
-            col = span.col + quote + m.start(1)
-            span = Span(span.path, span.line, col, span.line, col + len(m.group(1)))
+        span = key_span(cfg, "num_speculative_tokens", r"\d+")
         return Located(as_int(n), span), f"{data.get('method', 'speculative')} num_speculative_tokens {n}", issues
     return None
 
